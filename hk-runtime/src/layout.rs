@@ -1,0 +1,325 @@
+//! Member offsets, class sizes and alignments under a set of [`LayoutRules`].
+//!
+//! The rules are seed 000's "Offsets" check (section *Class metadata in the ragdoll files*):
+//! a member sits at the next multiple of its alignment after the one before, a class starts
+//! where its parent's members end (or at the parent's padded size without `reuse_padding`,
+//! notes "Layout"), each implemented interface takes one pointer-sized table slot before the
+//! first member, a C array is its length times the element, and the `align_16` flag makes a
+//! member 16-aligned.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::error::{Error, Result};
+use crate::schema::{Class, Member, Schema};
+use crate::types::{flag_names, TypeKind};
+
+/// Byte order of a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Endian {
+    /// Least significant byte first.
+    Little,
+    /// Most significant byte first.
+    Big,
+}
+
+impl Endian {
+    /// The schema spelling: `"little"` or `"big"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Endian::Little => "little",
+            Endian::Big => "big",
+        }
+    }
+}
+
+/// The four layout bytes of a packfile header (offset 0x10, seed 000 "Structure"), the
+/// one value that decides every offset, as gimli's `Encoding` does for DWARF.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LayoutRules {
+    /// Pointer size in bytes: 4 or 8.
+    pub pointer_size: u8,
+    /// Byte order.
+    pub endian: Endian,
+    /// A derived class starts where its parent's members end, in the parent's tail padding.
+    pub reuse_padding: bool,
+    /// Empty base classes take no space.
+    pub empty_base: bool,
+}
+
+impl LayoutRules {
+    /// Havok 7.1 on PS3/Xbox 360: 32-bit big-endian, reuse padding and empty base on.
+    pub const BE32: LayoutRules = LayoutRules {
+        pointer_size: 4,
+        endian: Endian::Big,
+        reuse_padding: true,
+        empty_base: true,
+    };
+
+    /// Pointer size as a `u32`.
+    pub const fn ptr(self) -> u32 {
+        self.pointer_size as u32
+    }
+
+    /// The short tag the Havok demo files use in their names, e.g. `4101`:
+    /// pointer size, little endian, reuse padding, empty base.
+    pub fn tag(self) -> String {
+        format!(
+            "{}{}{}{}",
+            self.pointer_size,
+            u8::from(self.endian == Endian::Little),
+            u8::from(self.reuse_padding),
+            u8::from(self.empty_base)
+        )
+    }
+}
+
+impl fmt::Display for LayoutRules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "ptr={} {} reusePad={} emptyBase={}",
+            self.pointer_size,
+            if self.endian == Endian::Big {
+                "BE"
+            } else {
+                "LE"
+            },
+            u8::from(self.reuse_padding),
+            u8::from(self.empty_base)
+        )
+    }
+}
+
+/// Where one declared member lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemberLayout {
+    /// Offset from the start of the object.
+    pub offset: u32,
+    /// Size in bytes, C-array length included.
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+}
+
+/// The computed layout of one class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassLayout {
+    /// Padded size (`hkClass::objectSize`).
+    pub size: u32,
+    /// Alignment.
+    pub align: u32,
+    /// End of the last member, before tail padding.
+    pub data_end: u32,
+    /// Declared members, in declaration order.
+    pub members: Vec<MemberLayout>,
+}
+
+/// Layouts of every class of a schema under one set of rules, computed on demand.
+#[derive(Debug)]
+pub struct Layouts<'s> {
+    schema: &'s Schema,
+    rules: LayoutRules,
+    done: HashMap<String, ClassLayout>,
+}
+
+impl<'s> Layouts<'s> {
+    /// Prepares layouts of `schema` under `rules`.
+    pub fn new(schema: &'s Schema, rules: LayoutRules) -> Self {
+        Layouts {
+            schema,
+            rules,
+            done: HashMap::new(),
+        }
+    }
+
+    /// The rules in force.
+    pub fn rules(&self) -> LayoutRules {
+        self.rules
+    }
+
+    /// The schema laid out.
+    pub fn schema(&self) -> &'s Schema {
+        self.schema
+    }
+
+    /// The layout of class `name`.
+    ///
+    /// # Errors
+    /// Fails when the class, a parent or a struct member's class is missing, when a type has
+    /// no size under these rules (`inplacearray`), or when classes contain each other.
+    pub fn class(&mut self, name: &str) -> Result<&ClassLayout> {
+        self.compute(name, &mut Vec::new())?;
+        Ok(&self.done[name])
+    }
+
+    /// All members of `name` and its ancestors, root first, with their layouts.
+    ///
+    /// # Errors
+    /// As [`Layouts::class`].
+    pub fn flattened(&mut self, name: &str) -> Result<Vec<(&'s Class, &'s Member, MemberLayout)>> {
+        let schema = self.schema;
+        let mut chain = schema.chain(name)?;
+        chain.reverse();
+        let mut out = Vec::new();
+        for class in chain {
+            let layout = self.class(&class.name)?.clone();
+            for (m, l) in class.members.iter().zip(layout.members) {
+                out.push((class, m, l));
+            }
+        }
+        Ok(out)
+    }
+
+    fn compute(&mut self, name: &str, stack: &mut Vec<String>) -> Result<()> {
+        if self.done.contains_key(name) {
+            return Ok(());
+        }
+        if stack.iter().any(|n| n == name) {
+            stack.push(name.to_string());
+            return Err(Error::schema(format!(
+                "classes contain each other: {}",
+                stack.join(" -> ")
+            )));
+        }
+        stack.push(name.to_string());
+        let class = self.schema.class(name).ok_or_else(|| {
+            Error::schema(format!(
+                "class `{name}` is not in schema {}",
+                self.schema.generation.name
+            ))
+        })?;
+        let ptr = self.rules.ptr();
+        let (mut offset, mut align) = match &class.parent {
+            Some(parent) => {
+                self.compute(parent, stack)?;
+                let p = &self.done[parent.as_str()];
+                let start = if self.rules.reuse_padding {
+                    p.data_end
+                } else {
+                    p.size
+                };
+                (start, p.align)
+            }
+            None => (0, 1),
+        };
+        if class.interfaces > 0 {
+            offset = align_up(offset, ptr) + class.interfaces * ptr;
+            align = align.max(ptr);
+        }
+        let mut members = Vec::with_capacity(class.members.len());
+        for m in &class.members {
+            let (size, malign) = self
+                .member_size_align(m, stack)
+                .map_err(|e| e.in_member(&class.name, &m.name))?;
+            offset = align_up(offset, malign);
+            members.push(MemberLayout {
+                offset,
+                size,
+                align: malign,
+            });
+            offset += size;
+            align = align.max(malign);
+        }
+        let data_end = offset;
+        // An empty root class still occupies one byte in C++; with the empty-base
+        // optimisation a derived class reuses that byte (it starts at data_end = 0).
+        let size = if data_end == 0 && class.parent.is_none() {
+            if self.rules.empty_base {
+                1
+            } else {
+                align
+            }
+        } else {
+            align_up(data_end, align)
+        };
+        stack.pop();
+        self.done.insert(
+            name.to_string(),
+            ClassLayout {
+                size,
+                align,
+                data_end,
+                members,
+            },
+        );
+        Ok(())
+    }
+
+    fn member_size_align(&mut self, m: &Member, stack: &mut Vec<String>) -> Result<(u32, u32)> {
+        let (size, mut align) = self.type_size_align(m.ty, m.subtype, m.class.as_deref(), stack)?;
+        let g = &self.schema.generation;
+        for (flag, a) in [
+            (flag_names::ALIGN_8, 8),
+            (flag_names::ALIGN_16, 16),
+            (flag_names::ALIGN_32, 32),
+        ] {
+            if g.has_flag(m.flags, flag) {
+                align = align.max(a);
+            }
+        }
+        let count = u32::from(m.array_size).max(1);
+        Ok((size * count, align))
+    }
+
+    fn type_size_align(
+        &mut self,
+        ty: TypeKind,
+        subtype: TypeKind,
+        class: Option<&str>,
+        stack: &mut Vec<String>,
+    ) -> Result<(u32, u32)> {
+        let p = self.rules.ptr();
+        Ok(match ty {
+            TypeKind::Void => (0, 1),
+            TypeKind::Bool | TypeKind::Char | TypeKind::Int8 | TypeKind::UInt8 => (1, 1),
+            TypeKind::Int16 | TypeKind::UInt16 | TypeKind::Half => (2, 2),
+            TypeKind::Int32 | TypeKind::UInt32 | TypeKind::Real => (4, 4),
+            TypeKind::Int64 | TypeKind::UInt64 => (8, 8),
+            TypeKind::Vector4 | TypeKind::Quaternion => (16, 16),
+            TypeKind::Matrix3 | TypeKind::Rotation | TypeKind::QsTransform => (48, 16),
+            TypeKind::Matrix4 | TypeKind::Transform => (64, 16),
+            TypeKind::Pointer
+            | TypeKind::FunctionPointer
+            | TypeKind::CString
+            | TypeKind::StringPtr
+            | TypeKind::ULong => (p, p),
+            TypeKind::Array => (p + 8, p),
+            TypeKind::SimpleArray | TypeKind::Variant => (2 * p, p),
+            TypeKind::HomogeneousArray => (3 * p, p),
+            TypeKind::RelArray => (4, 4),
+            TypeKind::Enum | TypeKind::Flags => {
+                let w = subtype.int_width().unwrap_or(4);
+                (w, w)
+            }
+            TypeKind::Zero => {
+                if subtype == TypeKind::Void || subtype == TypeKind::Zero {
+                    (0, 1)
+                } else {
+                    self.type_size_align(subtype, TypeKind::Void, class, stack)?
+                }
+            }
+            TypeKind::Struct => {
+                let cname = class
+                    .ok_or_else(|| Error::schema("struct member names no class".to_string()))?;
+                self.compute(cname, stack)?;
+                let l = &self.done[cname];
+                (l.size, l.align)
+            }
+            TypeKind::InplaceArray => {
+                return Err(Error::schema(
+                    "inplacearray has no fixed size; describe it as a struct".to_string(),
+                ))
+            }
+        })
+    }
+}
+
+/// Rounds `v` up to a multiple of `a` (a power of two or any non-zero value).
+pub const fn align_up(v: u32, a: u32) -> u32 {
+    if a <= 1 {
+        v
+    } else {
+        v.div_ceil(a) * a
+    }
+}

@@ -1,0 +1,125 @@
+//! Fixup tables (seed 000, "Structure" and "Fixups, arrays and padding").
+//!
+//! Pointers are not stored in the data: a pointer slot is non-null exactly when a fixup
+//! names it. Tables end in 0xFFFFFFFF words up to a 16-byte boundary.
+
+use crate::bytes::Bytes;
+use crate::error::{Error, Result};
+
+use super::section::Section;
+
+/// A pointer inside one section: `{source, destination}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LocalFixup {
+    /// Section-relative offset of the pointer slot.
+    pub source: u32,
+    /// Section-relative offset it points to.
+    pub destination: u32,
+}
+
+/// A pointer into another section: `{source, section, destination}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GlobalFixup {
+    /// Section-relative offset of the pointer slot.
+    pub source: u32,
+    /// Index of the target section.
+    pub section: u32,
+    /// Offset in the target section.
+    pub destination: u32,
+}
+
+/// An object and its class: `{object, class-name section, class-name offset}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VirtualFixup {
+    /// Section-relative offset of the object.
+    pub object: u32,
+    /// Index of the class-name section.
+    pub section: u32,
+    /// Offset of the class name in that section.
+    pub class_name: u32,
+}
+
+const END: u32 = 0xFFFF_FFFF;
+
+/// Reads a table of `N`-word records from `from` to `to` (section-relative), stopping at the
+/// first record whose first word is 0xFFFFFFFF.
+fn table<const N: usize>(
+    b: &Bytes<'_>,
+    s: &Section,
+    from: u32,
+    to: u32,
+    what: &str,
+) -> Result<Vec<[u32; N]>> {
+    let len = u64::from(to.saturating_sub(from));
+    let rec = 4 * N as u64;
+    // The count is bounded by the table's bytes, which are inside the file (checked by
+    // `Section::parse`), before anything is allocated.
+    let mut out = Vec::with_capacity((len / rec) as usize);
+    let mut o = s.abs(from);
+    let end = s.abs(to);
+    while o + 4 <= end {
+        let first = b.u32(o)?;
+        if first == END {
+            break;
+        }
+        if o + rec > end {
+            return Err(
+                Error::invalid(o, format!("{what} fixup record runs past its table"))
+                    .in_(s.tag.clone()),
+            );
+        }
+        let mut r = [0u32; N];
+        for (i, v) in r.iter_mut().enumerate() {
+            *v = b.u32(o + 4 * i as u64)?;
+        }
+        out.push(r);
+        o += rec;
+    }
+    Ok(out)
+}
+
+/// The local fixups of `s`.
+///
+/// # Errors
+/// A record cut off by the end of its table.
+pub fn local(b: &Bytes<'_>, s: &Section) -> Result<Vec<LocalFixup>> {
+    Ok(table::<2>(b, s, s.local_fixups, s.global_fixups, "local")?
+        .into_iter()
+        .map(|[source, destination]| LocalFixup {
+            source,
+            destination,
+        })
+        .collect())
+}
+
+/// The global fixups of `s`.
+///
+/// # Errors
+/// A record cut off by the end of its table.
+pub fn global(b: &Bytes<'_>, s: &Section) -> Result<Vec<GlobalFixup>> {
+    Ok(
+        table::<3>(b, s, s.global_fixups, s.virtual_fixups, "global")?
+            .into_iter()
+            .map(|[source, section, destination]| GlobalFixup {
+                source,
+                section,
+                destination,
+            })
+            .collect(),
+    )
+}
+
+/// The virtual fixups of `s`.
+///
+/// # Errors
+/// A record cut off by the end of its table.
+pub fn virtual_(b: &Bytes<'_>, s: &Section) -> Result<Vec<VirtualFixup>> {
+    Ok(table::<3>(b, s, s.virtual_fixups, s.exports, "virtual")?
+        .into_iter()
+        .map(|[object, section, class_name]| VirtualFixup {
+            object,
+            section,
+            class_name,
+        })
+        .collect())
+}

@@ -1,0 +1,722 @@
+//! Reading a schema folder: TOML with spans, then validation that collects every error.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{Class, Container, Enum, EnumItem, Generation, Member, Origin, Pinned, Schema};
+use crate::layout::{Endian, LayoutRules};
+use crate::types::TypeKind;
+
+/// One problem in a schema folder, with the file, line and key where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The file.
+    pub file: PathBuf,
+    /// 1-based line, 0 when unknown.
+    pub line: usize,
+    /// 1-based column, 0 when unknown.
+    pub column: usize,
+    /// The TOML key, e.g. `members.radius.type`.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub(crate) fn at_origin(origin: &Origin, key: &str, message: String) -> Self {
+        Diagnostic {
+            file: origin.file.clone(),
+            line: origin.line,
+            column: 0,
+            key: key.to_string(),
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if self.line > 0 {
+            write!(f, ":{}", self.line)?;
+            if self.column > 0 {
+                write!(f, ":{}", self.column)?;
+            }
+        }
+        if !self.key.is_empty() {
+            write!(f, ": `{}`", self.key)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Every problem found in a schema folder.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics(pub Vec<Diagnostic>);
+
+impl Diagnostics {
+    pub(crate) fn push(&mut self, d: Diagnostic) {
+        self.0.push(d);
+    }
+
+    pub(crate) fn into_result<T>(self, v: T) -> Result<T, Diagnostics> {
+        if self.0.is_empty() {
+            Ok(v)
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}
+
+/// A TOML source file with a line index for spans.
+struct Source<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Source<'_> {
+    fn diag(
+        &self,
+        span: Option<Range<usize>>,
+        key: &str,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        let (line, column) = match span {
+            Some(r) => {
+                let before = &self.text[..r.start.min(self.text.len())];
+                let line = before.matches('\n').count() + 1;
+                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+                (line, column)
+            }
+            None => (0, 0),
+        };
+        Diagnostic {
+            file: self.path.to_path_buf(),
+            line,
+            column,
+            key: key.to_string(),
+            message: message.into(),
+        }
+    }
+
+    fn line(&self, span: &Range<usize>) -> usize {
+        self.text[..span.start.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1
+    }
+
+    fn parse<T: for<'de> Deserialize<'de>>(&self, diags: &mut Diagnostics) -> Option<T> {
+        match toml::from_str::<T>(self.text) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let key = e.message().split('`').nth(1).unwrap_or("").to_string();
+                diags.push(self.diag(e.span(), &key, e.message().trim().to_string()));
+                None
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Number {
+    Int(i64),
+    Text(String),
+}
+
+impl Number {
+    fn value(&self) -> Option<i64> {
+        match self {
+            Number::Int(v) => Some(*v),
+            Number::Text(t) => {
+                let t = t.trim();
+                match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                    Some(h) => i64::from_str_radix(h, 16).ok(),
+                    None => t.parse().ok(),
+                }
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLayout {
+    pointer_size: Spanned<u8>,
+    endian: Spanned<String>,
+    reuse_padding: bool,
+    empty_base: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGeneration {
+    name: String,
+    container: Spanned<String>,
+    file_version: u32,
+    contents_version: String,
+    layout: RawLayout,
+    member_types: BTreeMap<Spanned<String>, Spanned<u8>>,
+    #[serde(default)]
+    member_flags: BTreeMap<String, u16>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawItem {
+    name: String,
+    value: i32,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEnum {
+    name: Spanned<String>,
+    #[serde(default)]
+    flags: u32,
+    #[serde(default)]
+    items: Vec<RawItem>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawFlags {
+    Bits(u16),
+    Names(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMember {
+    name: Spanned<String>,
+    #[serde(rename = "type")]
+    ty: Spanned<String>,
+    subtype: Option<Spanned<String>>,
+    class: Option<String>,
+    #[serde(rename = "enum")]
+    enum_ref: Option<String>,
+    #[serde(default)]
+    array_size: u16,
+    flags: Option<Spanned<RawFlags>>,
+    offset: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPinned {
+    signature: Spanned<Number>,
+    reason: Spanned<String>,
+    #[serde(default)]
+    doubtful: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClass {
+    name: Spanned<String>,
+    parent: Option<String>,
+    #[serde(default)]
+    interfaces: u32,
+    #[serde(default)]
+    version: u32,
+    #[serde(default)]
+    flags: u32,
+    signature: Option<Spanned<Number>>,
+    size: Option<u32>,
+    #[serde(default)]
+    enums: Vec<RawEnum>,
+    #[serde(default)]
+    members: Vec<RawMember>,
+    pinned: Option<RawPinned>,
+    note: Option<String>,
+}
+
+impl Generation {
+    /// Reads only the `generation.toml` of the schema folder at `dir`.
+    ///
+    /// # Errors
+    /// Every problem in that file, with its line and key.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Generation, Diagnostics> {
+        let path = dir.as_ref().join("generation.toml");
+        let mut diags = Diagnostics::default();
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Diagnostics(vec![Diagnostic {
+                file: path.clone(),
+                line: 0,
+                column: 0,
+                key: String::new(),
+                message: format!("cannot read the generation file: {e}"),
+            }])
+        })?;
+        let src = Source {
+            path: &path,
+            text: &text,
+        };
+        let g = src
+            .parse::<RawGeneration>(&mut diags)
+            .and_then(|raw| convert_generation(&src, raw, &mut diags));
+        match g {
+            Some(g) if diags.0.is_empty() => Ok(g),
+            _ => Err(diags),
+        }
+    }
+}
+
+impl Schema {
+    /// Loads and validates the schema folder at `dir`.
+    ///
+    /// # Errors
+    /// Returns every problem found, each with its file, line and key.
+    pub fn load(dir: impl AsRef<Path>) -> Result<Schema, Diagnostics> {
+        let dir = dir.as_ref();
+        let mut diags = Diagnostics::default();
+        let gen_path = dir.join("generation.toml");
+        let generation = match std::fs::read_to_string(&gen_path) {
+            Ok(text) => {
+                let src = Source {
+                    path: &gen_path,
+                    text: &text,
+                };
+                src.parse::<RawGeneration>(&mut diags)
+                    .and_then(|raw| convert_generation(&src, raw, &mut diags))
+            }
+            Err(e) => {
+                diags.push(Diagnostic {
+                    file: gen_path.clone(),
+                    line: 0,
+                    column: 0,
+                    key: String::new(),
+                    message: format!("cannot read the generation file: {e}"),
+                });
+                None
+            }
+        };
+        let class_dir = dir.join("classes");
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(&class_dir) {
+            Ok(rd) => rd
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect(),
+            Err(e) => {
+                diags.push(Diagnostic {
+                    file: class_dir.clone(),
+                    line: 0,
+                    column: 0,
+                    key: String::new(),
+                    message: format!("cannot read the classes folder: {e}"),
+                });
+                Vec::new()
+            }
+        };
+        files.sort();
+        let mut classes = Vec::new();
+        for path in &files {
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => {
+                    diags.push(Diagnostic {
+                        file: path.clone(),
+                        line: 0,
+                        column: 0,
+                        key: String::new(),
+                        message: format!("cannot read: {e}"),
+                    });
+                    continue;
+                }
+            };
+            let src = Source { path, text: &text };
+            if let Some(raw) = src.parse::<RawClass>(&mut diags) {
+                if let Some(c) = convert_class(&src, raw, generation.as_ref(), &mut diags) {
+                    classes.push(c);
+                }
+            }
+        }
+        let Some(generation) = generation else {
+            return Err(diags);
+        };
+        match Schema::new(generation, classes) {
+            Ok(mut s) if diags.0.is_empty() => {
+                s.root = Some(dir.to_path_buf());
+                Ok(s)
+            }
+            Ok(_) => Err(diags),
+            Err(more) => {
+                diags.0.extend(more.0);
+                Err(diags)
+            }
+        }
+    }
+}
+
+fn convert_generation(
+    src: &Source<'_>,
+    raw: RawGeneration,
+    diags: &mut Diagnostics,
+) -> Option<Generation> {
+    let before = diags.0.len();
+    let container = match raw.container.get_ref().as_str() {
+        "packfile" => Container::Packfile,
+        "tagfile" => Container::Tagfile,
+        other => {
+            diags.push(src.diag(
+                Some(raw.container.span()),
+                "container",
+                format!("unknown container `{other}` (expected packfile or tagfile)"),
+            ));
+            Container::Packfile
+        }
+    };
+    let endian = match raw.layout.endian.get_ref().as_str() {
+        "little" => Endian::Little,
+        "big" => Endian::Big,
+        other => {
+            diags.push(src.diag(
+                Some(raw.layout.endian.span()),
+                "layout.endian",
+                format!("unknown byte order `{other}` (expected little or big)"),
+            ));
+            Endian::Little
+        }
+    };
+    let ps = *raw.layout.pointer_size.get_ref();
+    if ps != 4 && ps != 8 {
+        diags.push(src.diag(
+            Some(raw.layout.pointer_size.span()),
+            "layout.pointer_size",
+            format!("pointer size {ps} (expected 4 or 8)"),
+        ));
+    }
+    let mut member_types = Vec::new();
+    for (name, num) in raw.member_types {
+        match TypeKind::from_name(name.get_ref()) {
+            Some(k) => {
+                if let Some((other, _)) = member_types.iter().find(|(_, n)| n == num.get_ref()) {
+                    diags.push(src.diag(
+                        Some(num.span()),
+                        &format!("member_types.{}", name.get_ref()),
+                        format!("number {} is also `{other}`", num.get_ref()),
+                    ));
+                }
+                member_types.push((k, *num.get_ref()));
+            }
+            None => diags.push(src.diag(
+                Some(name.span()),
+                &format!("member_types.{}", name.get_ref()),
+                format!("unknown member type `{}`", name.get_ref()),
+            )),
+        }
+    }
+    member_types.sort_by_key(|(_, n)| *n);
+    let generation = Generation {
+        name: raw.name,
+        container,
+        file_version: raw.file_version,
+        contents_version: raw.contents_version,
+        layout: LayoutRules {
+            pointer_size: ps,
+            endian,
+            reuse_padding: raw.layout.reuse_padding,
+            empty_base: raw.layout.empty_base,
+        },
+        member_types,
+        member_flags: raw.member_flags.into_iter().collect(),
+    };
+    (diags.0.len() == before).then_some(generation)
+}
+
+fn parse_type(
+    src: &Source<'_>,
+    s: &Spanned<String>,
+    key: &str,
+    diags: &mut Diagnostics,
+) -> TypeKind {
+    TypeKind::from_name(s.get_ref()).unwrap_or_else(|| {
+        diags.push(src.diag(
+            Some(s.span()),
+            key,
+            format!("unknown type `{}`", s.get_ref()),
+        ));
+        TypeKind::Void
+    })
+}
+
+fn convert_class(
+    src: &Source<'_>,
+    raw: RawClass,
+    generation: Option<&Generation>,
+    diags: &mut Diagnostics,
+) -> Option<Class> {
+    let before = diags.0.len();
+    let name = raw.name.get_ref().clone();
+    let stem = src.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+    if stem != name {
+        diags.push(src.diag(
+            Some(raw.name.span()),
+            "name",
+            format!("class `{name}` is in a file named `{stem}.toml`; the file stem must be the class name"),
+        ));
+    }
+    let number = |n: &Spanned<Number>, key: &str, diags: &mut Diagnostics| -> Option<u32> {
+        match n.get_ref().value().and_then(|v| u32::try_from(v).ok()) {
+            Some(v) => Some(v),
+            None => {
+                diags.push(src.diag(
+                    Some(n.span()),
+                    key,
+                    "expected a 32-bit number such as \"0x1A2B3C4D\"",
+                ));
+                None
+            }
+        }
+    };
+    let expected_signature = raw
+        .signature
+        .as_ref()
+        .and_then(|s| number(s, "signature", diags));
+    let pinned = raw.pinned.and_then(|p| {
+        if p.reason.get_ref().trim().is_empty() {
+            diags.push(src.diag(
+                Some(p.reason.span()),
+                "pinned.reason",
+                "a pinned signature must say why",
+            ));
+        }
+        number(&p.signature, "pinned.signature", diags).map(|signature| Pinned {
+            signature,
+            reason: p.reason.into_inner(),
+            doubtful: p.doubtful,
+        })
+    });
+    let mut members = Vec::new();
+    for m in raw.members {
+        let mname = m.name.get_ref().clone();
+        let key = |k: &str| format!("members.{mname}.{k}");
+        let ty = parse_type(src, &m.ty, &key("type"), diags);
+        let subtype = m.subtype.as_ref().map_or(TypeKind::Void, |s| {
+            parse_type(src, s, &key("subtype"), diags)
+        });
+        for (kind, span) in [(Some(ty), m.ty.span())]
+            .into_iter()
+            .chain(m.subtype.as_ref().map(|s| (Some(subtype), s.span())))
+        {
+            if let (Some(kind), Some(g)) = (kind, generation) {
+                if kind != TypeKind::Void && g.type_number(kind).is_none() {
+                    diags.push(src.diag(
+                        Some(span),
+                        &key("type"),
+                        format!("type `{kind}` is not a member type of {}", g.name),
+                    ));
+                }
+            }
+        }
+        let flags = match &m.flags {
+            None => 0,
+            Some(f) => match f.get_ref() {
+                RawFlags::Bits(b) => *b,
+                RawFlags::Names(names) => {
+                    let mut bits = 0u16;
+                    for n in names {
+                        match generation.and_then(|g| g.member_flags.iter().find(|(k, _)| k == n)) {
+                            Some((_, v)) => bits |= v,
+                            None if generation.is_none() => {}
+                            None => diags.push(src.diag(
+                                Some(f.span()),
+                                &key("flags"),
+                                format!("unknown member flag `{n}`"),
+                            )),
+                        }
+                    }
+                    bits
+                }
+            },
+        };
+        members.push(Member {
+            name: mname,
+            ty,
+            subtype,
+            class: m.class,
+            enum_ref: m.enum_ref,
+            array_size: m.array_size,
+            flags,
+            expected_offset: m.offset,
+            line: src.line(&m.name.span()),
+        });
+    }
+    let enums = raw
+        .enums
+        .into_iter()
+        .map(|e| Enum {
+            name: e.name.into_inner(),
+            flags: e.flags,
+            items: e
+                .items
+                .into_iter()
+                .map(|i| EnumItem {
+                    name: i.name,
+                    value: i.value,
+                })
+                .collect(),
+        })
+        .collect();
+    let class = Class {
+        name,
+        parent: raw.parent,
+        interfaces: raw.interfaces,
+        version: raw.version,
+        flags: raw.flags,
+        enums,
+        members,
+        expected_size: raw.size,
+        expected_signature,
+        pinned,
+        note: raw.note,
+        origin: Origin {
+            file: src.path.to_path_buf(),
+            line: src.line(&raw.name.span()),
+        },
+    };
+    (diags.0.len() == before).then_some(class)
+}
+
+/// Cross-class checks: parents, member classes and enums exist, no duplicates, no cycles.
+pub(crate) fn validate(schema: &Schema, diags: &mut Diagnostics) {
+    for c in schema.classes() {
+        let member_diag = |m: &Member, key: &str, message: String| Diagnostic {
+            file: c.origin.file.clone(),
+            line: if m.line > 0 { m.line } else { c.origin.line },
+            column: 0,
+            key: format!("members.{}.{key}", m.name),
+            message,
+        };
+        if let Some(p) = &c.parent {
+            if schema.class(p).is_none() {
+                diags.push(Diagnostic::at_origin(
+                    &c.origin,
+                    "parent",
+                    format!("parent class `{p}` of `{}` is not in the schema", c.name),
+                ));
+            } else if schema.chain(&c.name).is_err() {
+                diags.push(Diagnostic::at_origin(
+                    &c.origin,
+                    "parent",
+                    format!("`{}` is its own ancestor (parent cycle)", c.name),
+                ));
+            }
+        }
+        for (i, m) in c.members.iter().enumerate() {
+            if c.members[..i].iter().any(|o| o.name == m.name) {
+                diags.push(member_diag(
+                    m,
+                    "name",
+                    format!("duplicate member `{}` in `{}`", m.name, c.name),
+                ));
+            }
+            let wants_class = m.ty == TypeKind::Struct || m.subtype == TypeKind::Struct;
+            match &m.class {
+                Some(cl) if schema.class(cl).is_none() => diags.push(member_diag(
+                    m,
+                    "class",
+                    format!("class `{cl}` is not in the schema"),
+                )),
+                None if wants_class
+                    && m.ty != TypeKind::Pointer
+                    && m.subtype != TypeKind::Pointer =>
+                {
+                    diags.push(member_diag(
+                        m,
+                        "class",
+                        "a struct member must name its class".into(),
+                    ))
+                }
+                _ => {}
+            }
+            if let Some(e) = &m.enum_ref {
+                if schema.resolve_enum(&c.name, e).is_none() {
+                    diags.push(member_diag(
+                        m,
+                        "enum",
+                        format!("enum `{e}` is declared neither by `{}`, its ancestors, nor as `Class.Enum`", c.name),
+                    ));
+                }
+            }
+        }
+        for (i, e) in c.enums.iter().enumerate() {
+            if c.enums[..i].iter().any(|o| o.name == e.name) {
+                diags.push(Diagnostic::at_origin(
+                    &c.origin,
+                    "enums",
+                    format!("duplicate enum `{}`", e.name),
+                ));
+            }
+        }
+    }
+    // Struct containment cycles make a class infinitely large.
+    let mut clean = std::collections::HashSet::new();
+    for c in schema.classes() {
+        if let Some(path) = struct_cycle(schema, &c.name, &mut Vec::new(), &mut clean) {
+            if path.first() == Some(&c.name) {
+                diags.push(Diagnostic::at_origin(
+                    &c.origin,
+                    "members",
+                    format!("classes contain each other by value: {}", path.join(" -> ")),
+                ));
+            }
+        }
+    }
+}
+
+fn struct_cycle(
+    schema: &Schema,
+    name: &str,
+    stack: &mut Vec<String>,
+    clean: &mut std::collections::HashSet<String>,
+) -> Option<Vec<String>> {
+    if clean.contains(name) {
+        return None;
+    }
+    if let Some(i) = stack.iter().position(|n| n == name) {
+        let mut p = stack[i..].to_vec();
+        p.push(name.to_string());
+        return Some(p);
+    }
+    let c = schema.class(name)?;
+    stack.push(name.to_string());
+    let next = c.parent.iter().map(String::as_str).chain(
+        c.members
+            .iter()
+            .filter(|m| {
+                m.ty == TypeKind::Struct
+                    || (m.ty == TypeKind::Zero && m.subtype == TypeKind::Struct)
+            })
+            .filter_map(|m| m.class.as_deref()),
+    );
+    for n in next.collect::<Vec<_>>() {
+        if let Some(p) = struct_cycle(schema, n, stack, clean) {
+            stack.pop();
+            return Some(p);
+        }
+    }
+    stack.pop();
+    clean.insert(name.to_string());
+    None
+}

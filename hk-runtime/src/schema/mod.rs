@@ -1,0 +1,333 @@
+//! Class descriptions of one Havok generation, loaded from a schema folder.
+//!
+//! See `schemas/README.md` for the TOML format. [`Schema::load`] reads and validates a
+//! folder; [`Schema::to_folder`] writes one (used by `hk schema extract`).
+
+mod load;
+mod write;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+pub use load::{Diagnostic, Diagnostics};
+
+use crate::error::{Error, Result};
+use crate::layout::LayoutRules;
+use crate::types::TypeKind;
+
+/// The container a generation stores its objects in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// Binary packfile (`57E0E057 10C0C010`), seed 000.
+    Packfile,
+    /// TAG0 tagfile, seed 004.
+    Tagfile,
+}
+
+impl Container {
+    /// The schema spelling.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Container::Packfile => "packfile",
+            Container::Tagfile => "tagfile",
+        }
+    }
+}
+
+/// The `generation.toml` of a schema folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Generation {
+    /// Folder name, e.g. `havok-7.1`.
+    pub name: String,
+    /// Container kind.
+    pub container: Container,
+    /// Packfile header file version.
+    pub file_version: u32,
+    /// Contents-version string of the header, e.g. `Havok-7.1.0-r1`.
+    pub contents_version: String,
+    /// Default layout of files of this generation.
+    pub layout: LayoutRules,
+    /// Member-type numbering, by type.
+    pub member_types: Vec<(TypeKind, u8)>,
+    /// Member flags, by name.
+    pub member_flags: Vec<(String, u16)>,
+}
+
+impl Generation {
+    /// This generation's number for `kind`.
+    pub fn type_number(&self, kind: TypeKind) -> Option<u8> {
+        self.member_types
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, n)| *n)
+    }
+
+    /// The type this generation numbers `n`.
+    pub fn type_from_number(&self, n: u8) -> Option<TypeKind> {
+        self.member_types
+            .iter()
+            .find(|(_, v)| *v == n)
+            .map(|(k, _)| *k)
+    }
+
+    /// The value of the flag called `name`, 0 when this generation has no such flag.
+    pub fn flag_value(&self, name: &str) -> u16 {
+        self.member_flags
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, v)| *v)
+    }
+
+    /// Whether `flags` has the flag called `name`.
+    pub fn has_flag(&self, flags: u16, name: &str) -> bool {
+        let v = self.flag_value(name);
+        v != 0 && flags & v == v
+    }
+
+    /// Splits `flags` into known names and an unnamed remainder.
+    pub fn flag_names(&self, flags: u16) -> (Vec<&str>, u16) {
+        let mut rest = flags;
+        let mut names = Vec::new();
+        for (n, v) in &self.member_flags {
+            if *v != 0 && rest & v == *v {
+                names.push(n.as_str());
+                rest &= !v;
+            }
+        }
+        (names, rest)
+    }
+}
+
+/// One item of an enum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnumItem {
+    /// Item name.
+    pub name: String,
+    /// Item value.
+    pub value: i32,
+}
+
+/// An enum a class declares.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enum {
+    /// Enum name, without its class.
+    pub name: String,
+    /// `hkClassEnum::flags`.
+    pub flags: u32,
+    /// Items in declaration order.
+    pub items: Vec<EnumItem>,
+}
+
+/// One declared member.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    /// Member name.
+    pub name: String,
+    /// Type.
+    pub ty: TypeKind,
+    /// Sub-type (element or storage type).
+    pub subtype: TypeKind,
+    /// The struct class, or the class pointed to or held.
+    pub class: Option<String>,
+    /// Enum reference: `Name` (this class or an ancestor) or `Class.Name`.
+    pub enum_ref: Option<String>,
+    /// C-array length, 0 for none.
+    pub array_size: u16,
+    /// Raw flag bits in this generation's numbering.
+    pub flags: u16,
+    /// Expected offset under the generation's default layout, when stated.
+    pub expected_offset: Option<u32>,
+    /// 1-based line in the class file, 0 when not read from a file.
+    pub line: usize,
+}
+
+/// A signature fixed by hand because the class's definition is not known exactly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pinned {
+    /// The signature files store.
+    pub signature: u32,
+    /// Why it cannot be computed.
+    pub reason: String,
+    /// Members whose names or enums are in doubt.
+    pub doubtful: Vec<String>,
+}
+
+/// Where a class was defined.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// The TOML file.
+    pub file: PathBuf,
+    /// 1-based line of the class name.
+    pub line: usize,
+}
+
+/// One class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Class {
+    /// Class name.
+    pub name: String,
+    /// Parent class.
+    pub parent: Option<String>,
+    /// Implemented-interface count.
+    pub interfaces: u32,
+    /// `hkClass::describedVersion`.
+    pub version: u32,
+    /// `hkClass::flags`.
+    pub flags: u32,
+    /// Declared enums.
+    pub enums: Vec<Enum>,
+    /// Declared members.
+    pub members: Vec<Member>,
+    /// Expected size under the default layout, when stated.
+    pub expected_size: Option<u32>,
+    /// Expected (stored) signature, when stated. Checked, never used as input.
+    pub expected_signature: Option<u32>,
+    /// Pinned signature, for classes whose definition is not known exactly.
+    pub pinned: Option<Pinned>,
+    /// Free-text provenance note (`note = "..."`).
+    pub note: Option<String>,
+    /// Where the class was defined.
+    pub origin: Origin,
+}
+
+impl Class {
+    /// A class with no members.
+    pub fn new(name: impl Into<String>) -> Self {
+        Class {
+            name: name.into(),
+            parent: None,
+            interfaces: 0,
+            version: 0,
+            flags: 0,
+            enums: Vec::new(),
+            members: Vec::new(),
+            expected_size: None,
+            expected_signature: None,
+            pinned: None,
+            note: None,
+            origin: Origin::default(),
+        }
+    }
+}
+
+/// A validated schema folder.
+#[derive(Clone, Debug)]
+pub struct Schema {
+    /// The generation file.
+    pub generation: Generation,
+    classes: Vec<Class>,
+    by_name: HashMap<String, usize>,
+    /// The folder it came from, if any.
+    pub root: Option<PathBuf>,
+}
+
+impl Schema {
+    /// A schema of `classes`, validated.
+    ///
+    /// # Errors
+    /// Returns every problem found (duplicates, unknown classes, enums or types, cycles).
+    pub fn new(generation: Generation, classes: Vec<Class>) -> Result<Self, Diagnostics> {
+        let mut s = Schema {
+            generation,
+            classes: Vec::new(),
+            by_name: HashMap::new(),
+            root: None,
+        };
+        let mut diags = Diagnostics::default();
+        for c in classes {
+            if s.by_name.contains_key(&c.name) {
+                let first = &s.classes[s.by_name[&c.name]].origin;
+                diags.push(Diagnostic::at_origin(
+                    &c.origin,
+                    "name",
+                    format!(
+                        "duplicate class `{}` (first defined in {}:{})",
+                        c.name,
+                        first.file.display(),
+                        first.line
+                    ),
+                ));
+                continue;
+            }
+            s.by_name.insert(c.name.clone(), s.classes.len());
+            s.classes.push(c);
+        }
+        load::validate(&s, &mut diags);
+        diags.into_result(s)
+    }
+
+    /// Every class, in load order.
+    pub fn classes(&self) -> &[Class] {
+        &self.classes
+    }
+
+    /// The class called `name`.
+    pub fn class(&self, name: &str) -> Option<&Class> {
+        self.by_name.get(name).map(|&i| &self.classes[i])
+    }
+
+    /// `name` and its ancestors, `name` first.
+    ///
+    /// # Errors
+    /// Fails on a missing class or parent, or a parent cycle.
+    pub fn chain(&self, name: &str) -> Result<Vec<&Class>> {
+        let mut out: Vec<&Class> = Vec::new();
+        let mut cur = Some(name);
+        while let Some(n) = cur {
+            let c = self
+                .class(n)
+                .ok_or_else(|| Error::schema(format!("class `{n}` is not in the schema")))?;
+            if out.iter().any(|o| o.name == c.name) {
+                return Err(Error::schema(format!("parent cycle through `{n}`")));
+            }
+            out.push(c);
+            cur = c.parent.as_deref();
+        }
+        Ok(out)
+    }
+
+    /// Resolves a member's enum reference from class `owner`: `Class.Enum`, or an enum of
+    /// `owner` or an ancestor.
+    pub fn resolve_enum(&self, owner: &str, reference: &str) -> Option<(&Class, &Enum)> {
+        if let Some((cname, ename)) = reference.split_once('.') {
+            let c = self.class(cname)?;
+            return c.enums.iter().find(|e| e.name == ename).map(|e| (c, e));
+        }
+        let chain = self.chain(owner).ok()?;
+        chain
+            .into_iter()
+            .find_map(|c| c.enums.iter().find(|e| e.name == reference).map(|e| (c, e)))
+    }
+
+    /// The classes `roots` need: themselves, parents, and the classes their members name.
+    ///
+    /// # Errors
+    /// Fails when a root or a named class is missing.
+    pub fn closure(&self, roots: &[&str]) -> Result<Vec<&Class>> {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut todo: Vec<&str> = roots.to_vec();
+        while let Some(n) = todo.pop() {
+            if seen.contains(&n) {
+                continue;
+            }
+            let c = self
+                .class(n)
+                .ok_or_else(|| Error::schema(format!("class `{n}` is not in the schema")))?;
+            seen.push(&c.name);
+            todo.extend(c.parent.as_deref());
+            for m in &c.members {
+                todo.extend(m.class.as_deref());
+                if let Some((ec, _)) = m
+                    .enum_ref
+                    .as_deref()
+                    .and_then(|r| self.resolve_enum(&c.name, r))
+                {
+                    todo.push(&ec.name);
+                }
+            }
+        }
+        let mut out: Vec<&Class> = seen.iter().filter_map(|n| self.class(n)).collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+}

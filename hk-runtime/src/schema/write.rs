@@ -1,0 +1,135 @@
+//! Writing a schema as a folder of TOML files (the format of `schemas/README.md`).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::{Class, Generation, Schema};
+use crate::error::Result;
+
+fn q(s: &str) -> String {
+    toml::Value::String(s.to_string()).to_string()
+}
+
+impl Generation {
+    /// The `generation.toml` text.
+    pub fn to_toml(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "name = {}", q(&self.name));
+        let _ = writeln!(o, "container = {}", q(self.container.name()));
+        let _ = writeln!(o, "file_version = {}", self.file_version);
+        let _ = writeln!(o, "contents_version = {}", q(&self.contents_version));
+        let l = self.layout;
+        let _ = writeln!(o, "\n[layout]");
+        let _ = writeln!(o, "pointer_size = {}", l.pointer_size);
+        let _ = writeln!(o, "endian = {}", q(l.endian.name()));
+        let _ = writeln!(o, "reuse_padding = {}", l.reuse_padding);
+        let _ = writeln!(o, "empty_base = {}", l.empty_base);
+        let _ = writeln!(o, "\n[member_types]");
+        for (k, n) in &self.member_types {
+            let _ = writeln!(o, "{} = {n}", k.name());
+        }
+        let _ = writeln!(o, "\n[member_flags]");
+        for (k, v) in &self.member_flags {
+            let _ = writeln!(o, "{k} = {v}");
+        }
+        o
+    }
+}
+
+impl Class {
+    /// The class file text, flags spelled with `generation`'s names.
+    pub fn to_toml(&self, generation: &Generation) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "name = {}", q(&self.name));
+        if let Some(p) = &self.parent {
+            let _ = writeln!(o, "parent = {}", q(p));
+        }
+        if self.interfaces != 0 {
+            let _ = writeln!(o, "interfaces = {}", self.interfaces);
+        }
+        if self.version != 0 {
+            let _ = writeln!(o, "version = {}", self.version);
+        }
+        if self.flags != 0 {
+            let _ = writeln!(o, "flags = {}", self.flags);
+        }
+        if let Some(n) = &self.note {
+            let _ = writeln!(o, "note = {}", q(n));
+        }
+        if let Some(s) = self.expected_signature {
+            let _ = writeln!(o, "signature = \"0x{s:08X}\"");
+        }
+        if let Some(s) = self.expected_size {
+            let _ = writeln!(o, "size = 0x{s:X}");
+        }
+        if let Some(p) = &self.pinned {
+            let _ = writeln!(o, "\n[pinned]");
+            let _ = writeln!(o, "signature = \"0x{:08X}\"", p.signature);
+            let _ = writeln!(o, "reason = {}", q(&p.reason));
+            let d: Vec<String> = p.doubtful.iter().map(|s| q(s)).collect();
+            let _ = writeln!(o, "doubtful = [{}]", d.join(", "));
+        }
+        for e in &self.enums {
+            let _ = writeln!(o, "\n[[enums]]");
+            let _ = writeln!(o, "name = {}", q(&e.name));
+            if e.flags != 0 {
+                let _ = writeln!(o, "flags = {}", e.flags);
+            }
+            let _ = writeln!(o, "items = [");
+            for i in &e.items {
+                let _ = writeln!(o, "  {{ name = {}, value = {} }},", q(&i.name), i.value);
+            }
+            let _ = writeln!(o, "]");
+        }
+        for m in &self.members {
+            let _ = writeln!(o, "\n[[members]]");
+            let _ = writeln!(o, "name = {}", q(&m.name));
+            let _ = writeln!(o, "type = {}", q(m.ty.name()));
+            if m.subtype != crate::types::TypeKind::Void {
+                let _ = writeln!(o, "subtype = {}", q(m.subtype.name()));
+            }
+            if let Some(c) = &m.class {
+                let _ = writeln!(o, "class = {}", q(c));
+            }
+            if let Some(e) = &m.enum_ref {
+                let _ = writeln!(o, "enum = {}", q(e));
+            }
+            if m.array_size != 0 {
+                let _ = writeln!(o, "array_size = {}", m.array_size);
+            }
+            if m.flags != 0 {
+                let (names, rest) = generation.flag_names(m.flags);
+                if rest == 0 {
+                    let n: Vec<String> = names.iter().map(|s| q(s)).collect();
+                    let _ = writeln!(o, "flags = [{}]", n.join(", "));
+                } else {
+                    let _ = writeln!(o, "flags = {}", m.flags);
+                }
+            }
+            if let Some(off) = m.expected_offset {
+                let _ = writeln!(o, "offset = 0x{off:X}");
+            }
+        }
+        o
+    }
+}
+
+impl Schema {
+    /// Writes the schema as a folder: `generation.toml` and `classes/<Name>.toml`.
+    ///
+    /// # Errors
+    /// Fails when a file cannot be written.
+    pub fn to_folder(&self, dir: impl AsRef<Path>) -> Result<()> {
+        let dir = dir.as_ref();
+        let classes = dir.join("classes");
+        std::fs::create_dir_all(&classes)?;
+        std::fs::write(dir.join("generation.toml"), self.generation.to_toml())?;
+        for c in self.classes() {
+            std::fs::write(
+                classes.join(format!("{}.toml", c.name)),
+                c.to_toml(&self.generation),
+            )?;
+        }
+        Ok(())
+    }
+}

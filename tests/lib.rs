@@ -1,0 +1,1 @@
+//! hk corpus tests
