@@ -42,7 +42,10 @@ fn kind(name: &str, ctx: &str) -> Result<TypeKind, String> {
 }
 
 /// Member types and flags from the dump's own `hkClassMember` enums `Type` and `FlagValues`.
-fn numbering(member_class: &Class) -> Result<(Vec<(TypeKind, u8)>, Vec<(String, u16)>), String> {
+/// A generation's member-type numbering and member-flag values.
+type Numbering = (Vec<(TypeKind, u8)>, Vec<(String, u16)>);
+
+fn numbering(member_class: &Class) -> Result<Numbering, String> {
     let find = |n: &str| member_class.enums.iter().find(|e| e.name == n);
     let ty = find("Type").ok_or("the dump's hkClassMember declares no Type enum")?;
     let mut types = Vec::new();
@@ -168,6 +171,47 @@ fn infer_interfaces(generation: &Generation, classes: &mut Vec<Class>) -> Result
     Ok(())
 }
 
+/// Where a stated offset lies past the end of the member before it, the dump leaves out
+/// members it does not reflect (hkpWorld's runtime state, for one): record the distance as
+/// that member's `gap_before`, which moves the layout without entering the signature.
+fn infer_gaps(generation: &Generation, classes: &mut [Class]) -> Result<(), String> {
+    let build = |classes: &[Class]| {
+        Schema::new(generation.to_owned(), classes.to_vec()).map_err(|d| d.to_string())
+    };
+    let mut schema = build(classes)?;
+    for idx in topo(classes) {
+        // One gap at a time: each insertion moves every later member.
+        for _ in 0..classes[idx].members.len() {
+            let Ok(layout) = Layouts::new(&schema, generation.layout)
+                .class(&classes[idx].name)
+                .cloned()
+            else {
+                break;
+            };
+            let c = &mut classes[idx];
+            let first_off = c
+                .members
+                .iter()
+                .zip(&layout.members)
+                .position(|(m, ml)| m.expected_offset.is_some_and(|o| o != ml.offset));
+            let Some(k) = first_off else { break };
+            let stated = c.members[k].expected_offset.unwrap_or(0);
+            let end = if k == 0 {
+                0
+            } else {
+                layout.members[k - 1].offset + layout.members[k - 1].size
+            };
+            if k == 0 || stated < layout.members[k].offset {
+                break;
+            }
+            c.members[k].gap_before +=
+                stated - end.max(layout.members[k].offset - c.members[k].gap_before);
+            schema = build(classes)?;
+        }
+    }
+    Ok(())
+}
+
 /// Class indices with every parent before its children.
 fn topo(classes: &[Class]) -> Vec<usize> {
     let index: HashMap<&str, usize> = classes
@@ -235,6 +279,7 @@ fn finish(
     infer_interfaces(&generation, &mut classes)?;
     choose_reuse_padding(&mut generation, &classes)?;
     infer_interfaces(&generation, &mut classes)?;
+    infer_gaps(&generation, &mut classes)?;
     classes.sort_by(|a, b| a.name.cmp(&b.name));
     Schema::new(generation, classes).map_err(|d| d.to_string())
 }
@@ -330,6 +375,7 @@ pub fn botw(path: &Path, meta: &Meta) -> Result<Schema, String> {
                 array_size: n(m, "array_size") as u16,
                 flags: n(m, "flags") as u16,
                 expected_offset: Some(n(m, "offset") as u32),
+                gap_before: 0,
                 line: 0,
             });
         }
@@ -418,6 +464,7 @@ pub fn serde_hkx(dir: &Path, meta: &Meta) -> Result<Schema, String> {
                 array_size: n(m, "arrsize") as u16,
                 flags: parse_flags(&s(m, "flags").unwrap_or_default(), &ctx)?,
                 expected_offset: Some(n(m, "offset_x86") as u32),
+                gap_before: 0,
                 line: 0,
             });
         }

@@ -195,6 +195,38 @@ pub fn stored_layout(schema: &Schema, described: &Schema) -> Vec<LayoutRow> {
     rows
 }
 
+/// Checks a schema against what it states itself: every `offset` and `size` under its
+/// generation's default layout, and every `signature` (pinned classes compare their pin).
+pub fn self_check(schema: &Schema) -> (Vec<LayoutRow>, Vec<SignatureRow>) {
+    let layout = stored_layout(schema, schema);
+    let sigs = schema
+        .classes()
+        .iter()
+        .filter_map(|c| {
+            let stored = c
+                .expected_signature
+                .or(c.pinned.as_ref().map(|p| p.signature))?;
+            let s = signature::signature(schema, &c.name).ok();
+            let computed = s.map(|s| s.computed());
+            let pinned = c.pinned.as_ref().map(|p| p.signature);
+            let verdict = match (computed, pinned) {
+                (None, _) => Verdict::Missing,
+                (Some(v), _) if v == stored => Verdict::Match,
+                (Some(_), Some(p)) if p == stored => Verdict::Pinned,
+                _ => Verdict::Mismatch,
+            };
+            Some(SignatureRow {
+                class: c.name.clone(),
+                stored,
+                computed,
+                pinned,
+                verdict,
+            })
+        })
+        .collect();
+    (layout, sigs)
+}
+
 fn verdict(stored: Option<u32>, computed: Option<u32>) -> Verdict {
     match computed {
         None => Verdict::Missing,

@@ -212,7 +212,7 @@ impl<'s> Layouts<'s> {
             let (size, malign) = self
                 .member_size_align(m, stack)
                 .map_err(|e| e.in_member(&class.name, &m.name))?;
-            offset = align_up(offset, malign);
+            offset = align_up(offset + m.gap_before, malign);
             members.push(MemberLayout {
                 offset,
                 size,

@@ -8,290 +8,53 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::layout::{Layouts, MemberLayout};
+use crate::layout::Layouts;
+use crate::packfile::view::View;
 use crate::packfile::{Loc, Packfile};
 use crate::schema::{Class, Enum, EnumItem, Generation, Member, Schema};
 use crate::types::TypeKind;
 
-/// Typed access to the members of one object, by member name.
-struct View<'p, 's, 'a> {
-    pf: &'p Packfile<'a>,
-    at: Loc,
-    class: String,
-    members: HashMap<&'s str, (&'s Member, MemberLayout)>,
-}
-
-impl<'s> View<'_, 's, '_> {
-    fn member(&self, name: &str) -> Result<(&'s Member, MemberLayout)> {
-        self.members.get(name).copied().ok_or_else(|| {
-            Error::schema(format!(
-                "reflection class `{}` has no member `{name}`",
-                self.class
-            ))
-        })
-    }
-
-    fn slot(&self, name: &str) -> Result<Loc> {
-        let (_, l) = self.member(name)?;
-        Ok(Loc {
-            section: self.at.section,
-            offset: self.at.offset + l.offset,
-        })
-    }
-
-    fn err(&self, name: &str, e: Error) -> Error {
-        e.at(self.pf.abs(self.at)).in_member(&self.class, name)
-    }
-
-    fn int(&self, name: &str) -> Result<i64> {
-        let (m, l) = self.member(name)?;
-        let ty = if matches!(m.ty, TypeKind::Enum | TypeKind::Flags) {
-            m.subtype
-        } else {
-            m.ty
-        };
-        let w = ty.int_width().unwrap_or(l.size);
-        let v = self
-            .pf
-            .bytes()
-            .uint(self.pf.abs(self.slot(name)?), w)
-            .map_err(|e| self.err(name, e))?;
-        Ok(match ty {
-            TypeKind::Int8 => i64::from(v as u8 as i8),
-            TypeKind::Int16 => i64::from(v as u16 as i16),
-            TypeKind::Int32 => i64::from(v as u32 as i32),
-            _ => v as i64,
-        })
-    }
-
-    fn ptr(&self, name: &str) -> Result<Option<Loc>> {
-        Ok(self.pf.resolve(self.slot(name)?))
-    }
-
-    fn string(&self, name: &str) -> Result<Option<String>> {
-        match self.ptr(name)? {
-            None => Ok(None),
-            Some(t) => self
-                .pf
-                .bytes()
-                .cstr(self.pf.abs(t))
-                .map(|s| Some(s.to_string()))
-                .map_err(|e| self.err(name, e)),
-        }
-    }
-
-    /// A simple array: its data pointer and its length, the length checked against the bytes
-    /// left in the target section for elements of `stride` bytes.
-    fn simple_array(&self, name: &str, stride: u32) -> Result<Option<(Loc, u32)>> {
-        let (_, l) = self.member(name)?;
-        let ptr = self.pf.rules().ptr();
-        let count_at = self.pf.abs(self.slot(name)?) + u64::from(ptr);
-        let count = self
-            .pf
-            .bytes()
-            .u32(count_at)
-            .map_err(|e| self.err(name, e))?;
-        let _ = l;
-        let Some(data) = self.ptr(name)? else {
-            return Ok(None);
-        };
-        let sec = &self.pf.sections[data.section as usize];
-        let left = u64::from(sec.local_fixups.saturating_sub(data.offset));
-        if u64::from(count) * u64::from(stride) > left {
-            return Err(self.err(
-                name,
-                Error::invalid(
-                    count_at,
-                    format!("array of {count} × {stride} bytes runs past its section"),
-                ),
-            ));
-        }
-        Ok(Some((data, count)))
-    }
-}
-
-impl Packfile<'_> {
-    /// The file's layout rules.
-    pub fn rules(&self) -> crate::layout::LayoutRules {
-        self.header.layout
-    }
-}
-
-fn view<'p, 's, 'a>(
-    pf: &'p Packfile<'a>,
-    layouts: &mut Layouts<'s>,
-    class: &str,
-    at: Loc,
-) -> Result<View<'p, 's, 'a>> {
-    let members = layouts
-        .flattened(class)?
-        .into_iter()
-        .map(|(_, m, l)| (m.name.as_str(), (m, l)))
-        .collect();
-    Ok(View {
-        pf,
-        at,
-        class: class.to_string(),
-        members,
-    })
-}
+/// The reflection classes every generation describes itself with.
+pub const REFLECTION_CLASSES: [&str; 4] =
+    ["hkClass", "hkClassMember", "hkClassEnum", "hkClassEnumItem"];
 
 /// Reads the class metadata in `pf`'s `__types__` section.
 ///
 /// `reflection` supplies the reflection classes (`hkClass`, `hkClassMember`, `hkClassEnum`,
 /// `hkClassEnumItem`) and the member-type numbering; they are laid out under the file's own
 /// rules. The result is a schema with the file's version and layout, the described classes
-/// (with their stored offsets and sizes as expectations and the stored signatures where the
+/// (their stored offsets and sizes as expectations, and the stored signatures where the
 /// file lists them) and a copy of the reflection classes. `None` when the file describes no
 /// classes.
 ///
 /// # Errors
 /// Malformed metadata (with its offset and the member being read), a type number the
-/// generation does not know, or a reference to an enum or class the file does not describe.
+/// generation does not know, or a reference to a class the file does not describe.
 pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>> {
-    let mut layouts = Layouts::new(reflection, pf.rules());
-    let class_size = layouts.class("hkClass")?.size;
-    let member_size = layouts.class("hkClassMember")?.size;
-    let enum_size = layouts.class("hkClassEnum")?.size;
-    let item_size = layouts.class("hkClassEnumItem")?.size;
-    let _ = class_size;
-    let g = &reflection.generation;
-
+    let types = pf.section("__types__").map(|s| s.index);
     let class_objects: Vec<Loc> = pf
         .objects()
-        .filter(|(loc, name)| {
-            *name == "hkClass" && Some(loc.section) == pf.section("__types__").map(|s| s.index)
-        })
+        .filter(|(loc, name)| *name == "hkClass" && Some(loc.section) == types)
         .map(|(loc, _)| loc)
         .collect();
     if class_objects.is_empty() {
         return Ok(None);
     }
-
-    // Pass 1: names of classes and enums by address, so members can refer to them.
-    let mut class_at: HashMap<Loc, String> = HashMap::new();
-    let mut enum_at: HashMap<Loc, (String, Enum)> = HashMap::new();
+    let mut x = Extractor::new(pf, reflection)?;
     for &at in &class_objects {
-        let v = view(pf, &mut layouts, "hkClass", at)?;
-        let name = v
-            .string("name")?
-            .ok_or_else(|| v.err("name", Error::invalid(0, "class without a name")))?;
-        if let Some((data, n)) = v.simple_array("declaredEnums", enum_size)? {
-            for i in 0..n {
-                let e_at = Loc {
-                    section: data.section,
-                    offset: data.offset + i * enum_size,
-                };
-                let e = read_enum(pf, &mut layouts, e_at, item_size)
-                    .map_err(|e| e.in_(name.clone()))?;
-                enum_at.insert(e_at, (name.clone(), e));
-            }
-        }
-        class_at.insert(at, name);
+        x.index_class(at)?;
     }
-
-    // Pass 2: the classes.
     let mut classes = Vec::with_capacity(class_objects.len());
-    let mut external: Vec<Class> = Vec::new();
     for &at in &class_objects {
-        let v = view(pf, &mut layouts, "hkClass", at)?;
-        let name = class_at[&at].clone();
-        let mut c = Class::new(name.clone());
-        c.parent = match v.ptr("parent")? {
-            None => None,
-            Some(p) => Some(class_at.get(&p).cloned().ok_or_else(|| {
-                v.err(
-                    "parent",
-                    Error::invalid(pf.abs(p), "parent is not an hkClass of this file"),
-                )
-            })?),
-        };
-        c.expected_size = Some(v.int("objectSize")? as u32);
-        c.interfaces = v.int("numImplementedInterfaces")? as u32;
-        c.version = v.int("describedVersion")? as u32;
-        c.flags = v.int("flags")? as u32;
-        c.expected_signature = pf.stored_signature(&name);
-        if let Some((data, n)) = v.simple_array("declaredEnums", enum_size)? {
-            for i in 0..n {
-                let e_at = Loc {
-                    section: data.section,
-                    offset: data.offset + i * enum_size,
-                };
-                c.enums.push(
-                    read_enum(pf, &mut layouts, e_at, item_size)
-                        .map_err(|e| e.in_(name.clone()))?,
-                );
-            }
-        }
-        if let Some((data, n)) = v.simple_array("declaredMembers", member_size)? {
-            for i in 0..n {
-                let m_at = Loc {
-                    section: data.section,
-                    offset: data.offset + i * member_size,
-                };
-                let m = read_member(
-                    pf,
-                    &mut layouts,
-                    g,
-                    m_at,
-                    &class_at,
-                    &enum_at,
-                    &name,
-                    reflection,
-                    item_size,
-                    &mut external,
-                )
-                .map_err(|e| e.in_(name.clone()))?;
-                c.members.push(m);
-            }
-        }
-        classes.push(c);
+        classes.push(x.class(at)?);
     }
-    // Members name enums as `Class.Enum` at first; shorten to `Enum` where the owner chain
-    // resolves it to the same enum.
-    let names: HashMap<String, Option<String>> = classes
-        .iter()
-        .map(|c| (c.name.clone(), c.parent.clone()))
-        .collect();
-    let declared: HashMap<String, Vec<String>> = classes
-        .iter()
-        .map(|c| {
-            (
-                c.name.clone(),
-                c.enums.iter().map(|e| e.name.clone()).collect(),
-            )
-        })
-        .collect();
-    for c in &mut classes {
-        for m in &mut c.members {
-            let Some(r) = m.enum_ref.clone() else {
-                continue;
-            };
-            let Some((owner, ename)) = r.split_once('.') else {
-                continue;
-            };
-            let mut cur = Some(c.name.clone());
-            while let Some(n) = cur {
-                if declared
-                    .get(&n)
-                    .is_some_and(|d| d.iter().any(|e| e == ename))
-                {
-                    if n == owner {
-                        m.enum_ref = Some(ename.to_string());
-                    }
-                    break;
-                }
-                cur = names.get(&n).cloned().flatten();
-            }
-        }
-    }
-    for holder in external {
+    shorten_enum_refs(&mut classes);
+    for holder in std::mem::take(&mut x.holders) {
         if !classes.iter().any(|c| c.name == holder.name) {
             classes.push(holder);
         }
     }
-    let roots = ["hkClass", "hkClassMember", "hkClassEnum", "hkClassEnumItem"];
-    for rc in reflection.closure(&roots)? {
+    for rc in reflection.closure(&REFLECTION_CLASSES)? {
         if !classes.iter().any(|c| c.name == rc.name) {
             let mut rc = rc.clone();
             rc.expected_signature = pf.stored_signature(&rc.name);
@@ -300,6 +63,7 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
             classes.push(rc);
         }
     }
+    let g = &reflection.generation;
     let generation = Generation {
         name: format!("extracted-{}", pf.header.contents_version()),
         container: crate::schema::Container::Packfile,
@@ -316,149 +80,211 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
     })
 }
 
-fn read_enum(
-    pf: &Packfile<'_>,
-    layouts: &mut Layouts<'_>,
-    at: Loc,
+/// State of one extraction: the file, the reflection layouts and what pass 1 indexed.
+struct Extractor<'p, 's, 'a> {
+    pf: &'p Packfile<'a>,
+    reflection: &'s Schema,
+    layouts: Layouts<'s>,
+    member_size: u32,
+    enum_size: u32,
     item_size: u32,
-) -> Result<Enum> {
-    let v = view(pf, layouts, "hkClassEnum", at)?;
-    let mut e = Enum {
-        name: v.string("name")?.unwrap_or_default(),
-        flags: v.int("flags")? as u32,
-        items: Vec::new(),
-    };
-    if let Some((data, n)) = v.simple_array("items", item_size)? {
-        for i in 0..n {
-            let iv = view(
-                pf,
-                layouts,
-                "hkClassEnumItem",
-                Loc {
-                    section: data.section,
-                    offset: data.offset + i * item_size,
-                },
-            )?;
+    class_at: HashMap<Loc, String>,
+    enum_at: HashMap<Loc, (String, Enum)>,
+    holders: Vec<Class>,
+}
+
+impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
+    fn new(pf: &'p Packfile<'a>, reflection: &'s Schema) -> Result<Self> {
+        let mut layouts = Layouts::new(reflection, pf.rules());
+        Ok(Extractor {
+            pf,
+            reflection,
+            member_size: layouts.class("hkClassMember")?.size,
+            enum_size: layouts.class("hkClassEnum")?.size,
+            item_size: layouts.class("hkClassEnumItem")?.size,
+            layouts,
+            class_at: HashMap::new(),
+            enum_at: HashMap::new(),
+            holders: Vec::new(),
+        })
+    }
+
+    fn view(&mut self, class: &str, at: Loc) -> Result<View<'p, 's, 'a>> {
+        View::new(self.pf, &mut self.layouts, class, at)
+    }
+
+    /// Pass 1: the class's name and its declared enums by address, so that members and
+    /// parents can refer to them.
+    fn index_class(&mut self, at: Loc) -> Result<()> {
+        let v = self.view("hkClass", at)?;
+        let name = v
+            .string("name")?
+            .ok_or_else(|| v.err("name", Error::invalid(0, "class without a name")))?;
+        for e_at in v.elements("declaredEnums", self.enum_size)? {
+            let e = self.read_enum(e_at).map_err(|e| e.in_(name.clone()))?;
+            self.enum_at.insert(e_at, (name.clone(), e));
+        }
+        self.class_at.insert(at, name);
+        Ok(())
+    }
+
+    fn class_name(
+        &self,
+        v: &View<'_, '_, '_>,
+        field: &str,
+        p: Option<Loc>,
+    ) -> Result<Option<String>> {
+        p.map(|p| {
+            self.class_at.get(&p).cloned().ok_or_else(|| {
+                v.err(
+                    field,
+                    Error::invalid(self.pf.abs(p), "points to no hkClass of this file"),
+                )
+            })
+        })
+        .transpose()
+    }
+
+    /// Pass 2: the whole class.
+    fn class(&mut self, at: Loc) -> Result<Class> {
+        let v = self.view("hkClass", at)?;
+        let name = self.class_at[&at].clone();
+        let mut c = Class::new(name.clone());
+        c.parent = self.class_name(&v, "parent", v.ptr("parent")?)?;
+        c.expected_size = Some(v.int("objectSize")? as u32);
+        c.interfaces = v.int("numImplementedInterfaces")? as u32;
+        c.version = v.int("describedVersion")? as u32;
+        c.flags = v.int("flags")? as u32;
+        c.expected_signature = self.pf.stored_signature(&name);
+        for e_at in v.elements("declaredEnums", self.enum_size)? {
+            c.enums.push(self.enum_at[&e_at].1.clone());
+        }
+        for m_at in v.elements("declaredMembers", self.member_size)? {
+            let m = self.member(m_at, &name).map_err(|e| e.in_(name.clone()))?;
+            c.members.push(m);
+        }
+        Ok(c)
+    }
+
+    fn read_enum(&mut self, at: Loc) -> Result<Enum> {
+        let v = self.view("hkClassEnum", at)?;
+        let mut e = Enum {
+            name: v.string("name")?.unwrap_or_default(),
+            flags: v.int("flags")? as u32,
+            items: Vec::new(),
+        };
+        for i_at in v.elements("items", self.item_size)? {
+            let iv = self.view("hkClassEnumItem", i_at)?;
             e.items.push(EnumItem {
                 name: iv.string("name")?.unwrap_or_default(),
                 value: iv.int("value")? as i32,
             });
         }
+        Ok(e)
     }
-    Ok(e)
-}
 
-fn read_member(
-    pf: &Packfile<'_>,
-    layouts: &mut Layouts<'_>,
-    g: &Generation,
-    at: Loc,
-    class_at: &HashMap<Loc, String>,
-    enum_at: &HashMap<Loc, (String, Enum)>,
-    owner: &str,
-    reflection: &Schema,
-    item_size: u32,
-    external: &mut Vec<Class>,
-) -> Result<Member> {
-    let v = view(pf, layouts, "hkClassMember", at)?;
-    let name = v.string("name")?.unwrap_or_default();
-    let kind = |field: &str| -> Result<TypeKind> {
-        let n = v.int(field)? as u8;
-        g.type_from_number(n).ok_or_else(|| {
-            v.err(
-                field,
-                Error::invalid(
-                    0,
-                    format!("type number {n} is not a member type of {}", g.name),
-                ),
-            )
-            .in_(name.clone())
-        })
-    };
-    let ty = kind("type")?;
-    let subtype = kind("subtype")?;
-    let class = match v.ptr("class")? {
-        None => None,
-        Some(p) => Some(class_at.get(&p).cloned().ok_or_else(|| {
-            v.err(
-                "class",
-                Error::invalid(
-                    pf.abs(p),
-                    "member names a class this file does not describe",
-                ),
-            )
-            .in_(name.clone())
-        })?),
-    };
-    let enum_ref = match v.ptr("enum")? {
-        None => None,
-        Some(p) => match enum_at.get(&p) {
-            Some((c, e)) => Some(format!("{c}.{}", e.name)),
-            None => {
-                // A standalone hkClassEnum object (seed 000: 12 of the 80 metadata objects of
-                // each ragdoll file). Find the class that declares the same enum: this
-                // member's class first, then any class of the file, then a class of the
-                // generation's schema (for enums the file declares nowhere).
-                let e = read_enum(pf, layouts, p, item_size)?;
-                let mut same: Vec<&String> = enum_at
-                    .values()
-                    .filter(|(_, x)| *x == e)
-                    .map(|(c, _)| c)
-                    .collect();
-                same.sort();
-                if let Some(c) = same.iter().find(|c| c.as_str() == owner).or(same.first()) {
-                    return finish_member(
-                        &v,
-                        name,
-                        ty,
-                        subtype,
-                        class,
-                        Some(format!("{c}.{}", e.name)),
-                    );
-                }
-                let known = reflection
-                    .classes()
-                    .iter()
-                    .find(|c| c.enums.iter().any(|x| *x == e))
-                    .map(|c| c.name.clone());
-                let holder_name = known
-                    .clone()
-                    .unwrap_or_else(|| format!("hkEnumHolder_{owner}_{name}"));
-                let mut holder_class = Class::new(holder_name.clone());
-                holder_class.enums = vec![e.clone()];
-                holder_class.note = Some(match known {
-                    Some(_) => format!("declares enum `{}` as schema {} does; the file stores it as a standalone hkClassEnum", e.name, reflection.generation.name),
-                    None => format!(
-                        "synthetic: the file stores enum `{}` of {owner}.{name} as a standalone hkClassEnum and describes no class declaring it",
-                        e.name
+    fn member(&mut self, at: Loc, owner: &str) -> Result<Member> {
+        let v = self.view("hkClassMember", at)?;
+        let name = v.string("name")?.unwrap_or_default();
+        let g = &self.reflection.generation;
+        let kind = |field: &str| -> Result<TypeKind> {
+            let n = v.int(field)? as u8;
+            g.type_from_number(n).ok_or_else(|| {
+                v.err(
+                    field,
+                    Error::invalid(
+                        0,
+                        format!("type number {n} is not a member type of {}", g.name),
                     ),
-                });
-                let r = format!("{holder_name}.{}", e.name);
-                external.push(holder_class);
-                Some(r)
-            }
-        },
-    };
-    finish_member(&v, name, ty, subtype, class, enum_ref)
+                )
+                .in_(name.clone())
+            })
+        };
+        let ty = kind("type")?;
+        let subtype = kind("subtype")?;
+        let class = self
+            .class_name(&v, "class", v.ptr("class")?)
+            .map_err(|e| e.in_(name.clone()))?;
+        let enum_ref = match v.ptr("enum")? {
+            None => None,
+            Some(p) => Some(self.enum_ref(p, owner, &name)?),
+        };
+        Ok(Member {
+            name,
+            ty,
+            subtype,
+            class,
+            enum_ref,
+            array_size: v.int("cArraySize")? as u16,
+            flags: v.int("flags")? as u16,
+            expected_offset: Some(v.int("offset")? as u32),
+            gap_before: 0,
+            line: 0,
+        })
+    }
+
+    /// The `Class.Enum` reference of the enum at `p`.
+    ///
+    /// Enums inside a class's declared-enum array are named after that class. Others are
+    /// standalone hkClassEnum objects (seed 000: 12 of the 80 metadata objects of each
+    /// ragdoll file): they name the class that declares the same enum, this member's class
+    /// first, then any class of the file, then a class of the generation's schema; failing
+    /// all three, a synthetic holder class (with a `note`) carries the enum, since only its
+    /// contents enter the signature.
+    fn enum_ref(&mut self, p: Loc, owner: &str, member: &str) -> Result<String> {
+        if let Some((c, e)) = self.enum_at.get(&p) {
+            return Ok(format!("{c}.{}", e.name));
+        }
+        let e = self.read_enum(p)?;
+        let mut same: Vec<&String> = self
+            .enum_at
+            .values()
+            .filter(|(_, x)| *x == e)
+            .map(|(c, _)| c)
+            .collect();
+        same.sort();
+        if let Some(c) = same.iter().find(|c| c.as_str() == owner).or(same.first()) {
+            return Ok(format!("{c}.{}", e.name));
+        }
+        let known = self
+            .reflection
+            .classes()
+            .iter()
+            .find(|c| c.enums.contains(&e))
+            .map(|c| c.name.clone());
+        let holder = known
+            .clone()
+            .unwrap_or_else(|| format!("hkEnumHolder_{owner}_{member}"));
+        let mut class = Class::new(holder.clone());
+        class.note = Some(match known {
+            Some(_) => format!(
+                "declares enum `{}` as schema {} does; the file stores it as a standalone hkClassEnum",
+                e.name, self.reflection.generation.name
+            ),
+            None => format!(
+                "synthetic: the file stores enum `{}` of {owner}.{member} as a standalone hkClassEnum and describes no class declaring it",
+                e.name
+            ),
+        });
+        let r = format!("{holder}.{}", e.name);
+        class.enums.push(e);
+        self.holders.push(class);
+        Ok(r)
+    }
 }
 
-fn finish_member(
-    v: &View<'_, '_, '_>,
-    name: String,
-    ty: TypeKind,
-    subtype: TypeKind,
-    class: Option<String>,
-    enum_ref: Option<String>,
-) -> Result<Member> {
-    Ok(Member {
-        name,
-        ty,
-        subtype,
-        class,
-        enum_ref,
-        array_size: v.int("cArraySize")? as u16,
-        flags: v.int("flags")? as u16,
-        expected_offset: Some(v.int("offset")? as u32),
-        line: 0,
-    })
+/// Members name enums as `Class.Enum`; shorten to `Enum` where the member's own class
+/// declares it.
+fn shorten_enum_refs(classes: &mut [Class]) {
+    for c in classes {
+        let own: Vec<String> = c.enums.iter().map(|e| e.name.clone()).collect();
+        let prefix = format!("{}.", c.name);
+        for m in &mut c.members {
+            if let Some(short) = m.enum_ref.as_deref().and_then(|r| r.strip_prefix(&prefix)) {
+                if own.iter().any(|e| e == short) {
+                    m.enum_ref = Some(short.to_string());
+                }
+            }
+        }
+    }
 }

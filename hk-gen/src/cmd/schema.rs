@@ -20,6 +20,12 @@ pub enum SchemaCmd {
         /// The schema folder.
         dir: PathBuf,
     },
+    /// Check a schema folder against itself: stated offsets, sizes and signatures.
+    Verify {
+        /// Schema folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
     /// Compare a schema with files: stored signatures, stored metadata, pointer slots.
     Check {
         /// The schema folder (default: the one matching each file's header).
@@ -89,6 +95,7 @@ pub enum ImportFormat {
 pub fn run(cmd: SchemaCmd, roots: &Roots) -> Result<ExitCode, String> {
     match cmd {
         SchemaCmd::Signatures { dir } => signatures(&dir),
+        SchemaCmd::Verify { dirs } => verify(&dirs),
         SchemaCmd::Check {
             schema,
             quiet,
@@ -169,6 +176,52 @@ fn signatures(dir: &Path) -> Result<ExitCode, String> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn verify(dirs: &[PathBuf]) -> Result<ExitCode, String> {
+    let mut bad_total = 0;
+    for dir in dirs {
+        let schema = schemas::load(dir)?;
+        let (layout, sigs) = check::self_check(&schema);
+        let bad_layout: Vec<_> = layout.iter().filter(|r| !r.verdict.ok()).collect();
+        let bad_sigs: Vec<_> = sigs.iter().filter(|r| !r.verdict.ok()).collect();
+        let pinned = sigs.iter().filter(|r| r.verdict == Verdict::Pinned).count();
+        println!(
+            "{}: {} classes; offsets and sizes {}/{}; signatures {}/{} ({pinned} pinned)",
+            dir.display(),
+            schema.classes().len(),
+            layout.len() - bad_layout.len(),
+            layout.len(),
+            sigs.len() - bad_sigs.len(),
+            sigs.len()
+        );
+        for r in &bad_layout {
+            println!(
+                "  {}{}: states 0x{:X}, layout gives {}",
+                r.class,
+                r.member
+                    .as_deref()
+                    .map(|m| format!(".{m}"))
+                    .unwrap_or_default(),
+                r.stored,
+                r.computed.map_or("-".to_string(), |v| format!("0x{v:X}"))
+            );
+        }
+        for r in &bad_sigs {
+            println!(
+                "  {}: states 0x{:08X}, computes {}",
+                r.class,
+                r.stored,
+                r.computed.map_or("-".to_string(), |v| format!("0x{v:08X}"))
+            );
+        }
+        bad_total += bad_layout.len() + bad_sigs.len();
+    }
+    Ok(if bad_total == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn parse_rules(tag: &str) -> Result<LayoutRules, String> {

@@ -6,6 +6,7 @@
 pub mod fixup;
 pub mod header;
 pub mod section;
+pub(crate) mod view;
 
 use std::collections::HashMap;
 
@@ -166,6 +167,11 @@ impl<'a> Packfile<'a> {
             o += 5 + name.len() + 1;
         }
         Ok(out)
+    }
+
+    /// The file's layout rules (header offset 0x10).
+    pub fn rules(&self) -> crate::layout::LayoutRules {
+        self.header.layout
     }
 
     /// The file bytes in the file's byte order.

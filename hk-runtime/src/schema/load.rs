@@ -219,6 +219,8 @@ struct RawMember {
     array_size: u16,
     flags: Option<Spanned<RawFlags>>,
     offset: Option<u32>,
+    #[serde(default)]
+    gap_before: u32,
 }
 
 #[derive(Deserialize)]
@@ -559,6 +561,7 @@ fn convert_class(
             array_size: m.array_size,
             flags,
             expected_offset: m.offset,
+            gap_before: m.gap_before,
             line: src.line(&m.name.span()),
         });
     }

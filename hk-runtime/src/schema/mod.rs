@@ -137,6 +137,9 @@ pub struct Member {
     pub flags: u16,
     /// Expected offset under the generation's default layout, when stated.
     pub expected_offset: Option<u32>,
+    /// Bytes of members the reflection data does not describe, just before this one
+    /// (`gap_before`). Layout only: gaps are not part of the signature.
+    pub gap_before: u32,
     /// 1-based line in the class file, 0 when not read from a file.
     pub line: usize,
 }

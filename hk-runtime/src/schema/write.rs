@@ -106,6 +106,9 @@ impl Class {
                     let _ = writeln!(o, "flags = {}", m.flags);
                 }
             }
+            if m.gap_before != 0 {
+                let _ = writeln!(o, "gap_before = 0x{:X}", m.gap_before);
+            }
             if let Some(off) = m.expected_offset {
                 let _ = writeln!(o, "offset = 0x{off:X}");
             }
