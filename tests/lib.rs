@@ -1,1 +1,83 @@
-//! hk corpus tests
+//! Shared helpers of hk's corpus and integration tests.
+//!
+//! The corpus is found through `HK_CORPUS` (default `../shared/corpus` from the workspace
+//! root). Without it the corpus tests print that they skipped; under `CI=true` a missing
+//! corpus fails them.
+
+use std::path::{Path, PathBuf};
+
+use hk_runtime::packfile::Packfile;
+use hk_runtime::schema::catalog;
+use hk_runtime::Schema;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ sits in the workspace")
+        .to_path_buf()
+}
+
+/// The schema folders.
+pub fn schemas() -> PathBuf {
+    root().join("schemas")
+}
+
+/// Loads `schemas/<name>`, panicking with every diagnostic on failure.
+pub fn schema(name: &str) -> Schema {
+    Schema::load(schemas().join(name)).unwrap_or_else(|d| panic!("schema {name}:\n{d}"))
+}
+
+/// The corpus folder, or `None` (after printing why) when it is missing outside CI.
+///
+/// # Panics
+/// When the corpus is missing and `CI=true`.
+pub fn corpus(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("HK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/corpus"));
+    if dir.join("MANIFEST.tsv").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{test}: corpus not found at {} (set HK_CORPUS); CI=true requires it",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "{test}: SKIPPED, corpus not found at {} (set HK_CORPUS)",
+        dir.display()
+    );
+    None
+}
+
+/// The `.hkx` files of a corpus folder, sorted.
+pub fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "hkx"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Reads a file.
+pub fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The schema folder matching a packfile's header.
+pub fn schema_for(pf: &Packfile<'_>) -> Schema {
+    let dir = catalog::for_packfile(&schemas(), &pf.header).expect("a schema folder matches");
+    Schema::load(&dir).unwrap_or_else(|d| panic!("{}:\n{d}", dir.display()))
+}
+
+/// A fresh empty folder under the system temp dir.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hk-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("temp dir");
+    d
+}

@@ -38,13 +38,17 @@ impl Parse for Args {
                 }
             };
             if slot.replace(value).is_some() {
-                return Err(syn::Error::new(key.span(), format!("duplicate argument `{key}`")));
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("duplicate argument `{key}`"),
+                ));
             }
             if !input.is_empty() {
                 input.parse::<Token![,]>()?;
             }
         }
-        let missing = |what: &str| syn::Error::new(Span::call_site(), format!("missing `{what} = \"...\"`"));
+        let missing =
+            |what: &str| syn::Error::new(Span::call_site(), format!("missing `{what} = \"...\"`"));
         Ok(Args {
             path: path.ok_or_else(|| missing("path"))?,
             class: class.ok_or_else(|| missing("class"))?,
@@ -59,13 +63,16 @@ impl Parse for Args {
 #[proc_macro]
 pub fn signature(input: TokenStream) -> TokenStream {
     let args = syn::parse_macro_input!(input as Args);
-    expand_signature(&args).unwrap_or_else(syn::Error::into_compile_error).into()
+    expand_signature(&args)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }
 
 fn expand_signature(args: &Args) -> syn::Result<proc_macro2::TokenStream> {
     let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     let dir = std::path::Path::new(&base).join(args.path.value());
-    let schema = hk_runtime::Schema::load(&dir).map_err(|d| syn::Error::new(args.path.span(), d.to_string()))?;
+    let schema = hk_runtime::Schema::load(&dir)
+        .map_err(|d| syn::Error::new(args.path.span(), d.to_string()))?;
     let class = args.class.value();
     if schema.class(&class).is_none() {
         return Err(syn::Error::new(
@@ -76,5 +83,14 @@ fn expand_signature(args: &Args) -> syn::Result<proc_macro2::TokenStream> {
     let sig = hk_runtime::signature::signature(&schema, &class)
         .map_err(|e| syn::Error::new(args.class.span(), e.to_string()))?;
     let value = sig.value;
-    Ok(quote!(#value))
+    // Make the calling crate rebuild when a schema file changes.
+    let files: Vec<String> = std::iter::once(dir.join("generation.toml"))
+        .chain(schema.classes().iter().map(|c| c.origin.file.clone()))
+        .filter(|p| p.is_file())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    Ok(quote!({
+        #(const _: &[u8] = include_bytes!(#files);)*
+        #value
+    }))
 }

@@ -281,6 +281,23 @@ fn finish(
     infer_interfaces(&generation, &mut classes)?;
     infer_gaps(&generation, &mut classes)?;
     classes.sort_by(|a, b| a.name.cmp(&b.name));
+    let schema = Schema::new(generation.clone(), classes.clone()).map_err(|d| d.to_string())?;
+    // A stated signature the dump's own description does not hash to is a defect of the
+    // dump: keep it as a note rather than as an expectation nothing can meet.
+    for c in &mut classes {
+        let Some(stated) = c.expected_signature else {
+            continue;
+        };
+        let computed =
+            hk_runtime::signature::compute(&schema, &c.name).map_err(|e| e.to_string())?;
+        if computed != stated {
+            eprintln!("warning: {}: the dump states signature 0x{stated:08X}, its description hashes to 0x{computed:08X}", c.name);
+            c.expected_signature = None;
+            c.note = Some(format!(
+                "the source dump states signature 0x{stated:08X}, but its own description of the class hashes to 0x{computed:08X}; the dump's data for it is defective"
+            ));
+        }
+    }
     Schema::new(generation, classes).map_err(|d| d.to_string())
 }
 

@@ -22,8 +22,7 @@ pub enum SchemaCmd {
     },
     /// Check a schema folder against itself: stated offsets, sizes and signatures.
     Verify {
-        /// Schema folders.
-        #[arg(required = true)]
+        /// Schema folders (default: every folder under the schemas root).
         dirs: Vec<PathBuf>,
     },
     /// Compare a schema with files: stored signatures, stored metadata, pointer slots.
@@ -95,7 +94,14 @@ pub enum ImportFormat {
 pub fn run(cmd: SchemaCmd, roots: &Roots) -> Result<ExitCode, String> {
     match cmd {
         SchemaCmd::Signatures { dir } => signatures(&dir),
-        SchemaCmd::Verify { dirs } => verify(&dirs),
+        SchemaCmd::Verify { dirs } => {
+            let dirs = if dirs.is_empty() {
+                roots.folders()
+            } else {
+                dirs
+            };
+            verify(&dirs)
+        }
         SchemaCmd::Check {
             schema,
             quiet,

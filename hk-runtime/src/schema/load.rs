@@ -129,7 +129,13 @@ impl Source<'_> {
         match toml::from_str::<T>(self.text) {
             Ok(v) => Some(v),
             Err(e) => {
-                let key = e.message().split('`').nth(1).unwrap_or("").to_string();
+                // serde names the key in "unknown field `x`" and "missing field `x`".
+                let msg = e.message();
+                let key = if msg.starts_with("unknown field") || msg.starts_with("missing field") {
+                    msg.split('`').nth(1).unwrap_or("").to_string()
+                } else {
+                    String::new()
+                };
                 diags.push(self.diag(e.span(), &key, e.message().trim().to_string()));
                 None
             }
@@ -675,7 +681,11 @@ pub(crate) fn validate(schema: &Schema, diags: &mut Diagnostics) {
     }
     // Struct containment cycles make a class infinitely large.
     let mut clean = std::collections::HashSet::new();
-    for c in schema.classes() {
+    for c in schema
+        .classes()
+        .iter()
+        .filter(|c| schema.chain(&c.name).is_ok())
+    {
         if let Some(path) = struct_cycle(schema, &c.name, &mut Vec::new(), &mut clean) {
             if path.first() == Some(&c.name) {
                 diags.push(Diagnostic::at_origin(
@@ -704,7 +714,8 @@ fn struct_cycle(
     }
     let c = schema.class(name)?;
     stack.push(name.to_string());
-    let next = c.parent.iter().map(String::as_str).chain(
+    let parent = c.parent.as_deref().filter(|_| schema.chain(name).is_ok());
+    let next = parent.into_iter().chain(
         c.members
             .iter()
             .filter(|m| {

@@ -3,6 +3,7 @@
 //! See `schemas/README.md` for the TOML format. [`Schema::load`] reads and validates a
 //! folder; [`Schema::to_folder`] writes one (used by `hk schema extract`).
 
+pub mod catalog;
 mod load;
 mod write;
 

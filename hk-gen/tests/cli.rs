@@ -1,0 +1,141 @@
+//! The `hk` binary end to end.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn hk(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_hk"))
+        .args(args)
+        .output()
+        .expect("run hk");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("HK_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/corpus"));
+    if dir.join("MANIFEST.tsv").is_file() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("CI").map_or(true, |v| v != "true"),
+        "corpus missing at {} under CI=true",
+        dir.display()
+    );
+    eprintln!("SKIPPED: corpus not found at {}", dir.display());
+    None
+}
+
+#[test]
+fn signatures_show_pinned_values_with_the_computed_one() {
+    let dir = root().join("schemas/havok-7.1");
+    let (code, out, err) = hk(&["schema", "signatures", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("hkpRigidBody "))
+        .expect("hkpRigidBody listed");
+    assert!(
+        line.starts_with("hkpRigidBody 0xAA8C3B19 pinned (computed 0x"),
+        "{line}"
+    );
+    assert!(!line.contains("(computed 0xAA8C3B19)"), "{line}");
+    let boxes = out.lines().find(|l| l.starts_with("hkpBoxShape ")).unwrap();
+    assert_eq!(boxes, "hkpBoxShape 0x3444D2D5");
+    assert_eq!(
+        out.lines().filter(|l| l.contains("pinned")).count(),
+        7,
+        "{out}"
+    );
+}
+
+#[test]
+fn verify_passes_on_every_shipped_schema() {
+    let (code, out, err) = hk(&["schema", "verify"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("havok-7.1:"), "{out}");
+}
+
+#[test]
+fn check_prints_a_table_and_fails_on_mismatch() {
+    let Some(corpus) = corpus() else { return };
+    let file = corpus.join("packfile/havoklib-710/allosaur[4011].hkx");
+    let (code, out, err) = hk(&["schema", "check", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("hkaSkeleton") && out.contains("0xB892FD4F"),
+        "{out}"
+    );
+    // The same file against the 2012.2 schema: signatures differ, exit code 1.
+    let other = root().join("schemas/havok-2012.2");
+    let (code, out, _) = hk(&[
+        "schema",
+        "check",
+        "--schema",
+        other.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("MISMATCH"), "{out}");
+}
+
+#[test]
+fn extract_then_check_round_trips_a_metadata_file() {
+    let Some(corpus) = corpus() else { return };
+    let file = corpus.join("games/dark-souls-ptde/c2240_ragdoll_with_types.hkx");
+    let out_dir = std::env::temp_dir().join(format!("hk-cli-extract-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let (code, out, err) = hk(&[
+        "schema",
+        "extract",
+        file.to_str().unwrap(),
+        "-o",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = hk(&[
+        "schema",
+        "check",
+        "-q",
+        "--schema",
+        out_dir.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("signatures 16/16")
+            && out.contains("offsets 376/376")
+            && out.contains("sizes 87/87"),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    let junk = std::env::temp_dir().join(format!("hk-cli-junk-{}.hkx", std::process::id()));
+    std::fs::write(&junk, b"not a havok file at all").unwrap();
+    let (code, _, err) = hk(&[
+        "schema",
+        "extract",
+        junk.to_str().unwrap(),
+        "-o",
+        "/tmp/never",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a Havok file"), "{err}");
+    let (code, _, err) = hk(&["schema", "signatures", "/nonexistent/schema"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("generation.toml"), "{err}");
+}

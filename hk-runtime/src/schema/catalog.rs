@@ -1,0 +1,38 @@
+//! Finding the schema folder that matches a file.
+
+use std::path::{Path, PathBuf};
+
+use super::{Container, Generation};
+use crate::packfile::Header;
+
+/// Every schema folder under `root` with a readable `generation.toml`, sorted by path.
+pub fn generations(root: &Path) -> Vec<(PathBuf, Generation)> {
+    let mut out: Vec<(PathBuf, Generation)> = std::fs::read_dir(root)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| Generation::load(&p).ok().map(|g| (p, g)))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The packfile schema folder under `root` for header `h`: the one with the same file version
+/// and contents version, else the same file version (file version 7 is shared by 6.6, 7.1 and
+/// 2010.1, notes "Member-type numbering"), else the nearest older file version.
+pub fn for_packfile(root: &Path, h: &Header) -> Option<PathBuf> {
+    let cv = h.contents_version();
+    let gens: Vec<_> = generations(root)
+        .into_iter()
+        .filter(|(_, g)| g.container == Container::Packfile)
+        .collect();
+    gens.iter()
+        .find(|(_, g)| g.file_version == h.file_version && g.contents_version == cv)
+        .or_else(|| gens.iter().find(|(_, g)| g.file_version == h.file_version))
+        .or_else(|| {
+            gens.iter()
+                .filter(|(_, g)| g.file_version <= h.file_version)
+                .max_by_key(|(_, g)| g.file_version)
+        })
+        .map(|(p, _)| p.clone())
+}
