@@ -3,7 +3,7 @@
 //! The schema folder is read while the calling crate compiles, so a schema error is a
 //! compile error that names the schema file, line and key.
 //!
-//! ```ignore
+//! ```text
 //! const BOX: u32 = hk_derive::signature!(path = "schemas/havok-7.1", class = "hkpBoxShape");
 //! ```
 
