@@ -285,7 +285,10 @@ impl<'s> Layouts<'s> {
             | TypeKind::StringPtr
             | TypeKind::ULong => (p, p),
             TypeKind::Array => (p + 8, p),
-            TypeKind::SimpleArray | TypeKind::Variant => (2 * p, p),
+            // A pointer and an int32 count, two separate C++ members: no tail padding
+            // (havoklib-660 64-bit files: hkaAnimationBinding's body is 0x30).
+            TypeKind::SimpleArray => (p + 4, p),
+            TypeKind::Variant => (2 * p, p),
             TypeKind::HomogeneousArray => (3 * p, p),
             TypeKind::RelArray => (4, 4),
             TypeKind::Enum | TypeKind::Flags => {

@@ -9,6 +9,7 @@
 pub mod bytes;
 pub mod check;
 pub mod error;
+pub mod graph;
 pub mod layout;
 pub mod metadata;
 pub mod packfile;

@@ -1,0 +1,171 @@
+//! The dynamic object graph every container decodes into and encodes from.
+//!
+//! Objects hold their members' values by name; pointers name objects by [`ObjectId`] (or
+//! a path into an object's owned data), never by file offset, so a graph can be edited and
+//! written back: the writer regenerates placement, padding and fixups.
+
+use std::fmt;
+
+use crate::layout::LayoutRules;
+
+/// Index of an object in [`Graph::objects`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(pub u32);
+
+/// One step into an object's members.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Seg {
+    /// A member by name.
+    Field(String),
+    /// An element of an array or C array.
+    Index(u32),
+}
+
+/// Where a pointer points.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ptr {
+    /// The start of an object.
+    Object(ObjectId),
+    /// Something an object owns: an element of one of its arrays, a string, or a member
+    /// inside them, e.g. an enum inside another class's `declaredEnums`.
+    Into {
+        /// The owning object.
+        object: ObjectId,
+        /// The path from the object to the target.
+        path: Vec<Seg>,
+    },
+}
+
+/// A member value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// `bool` (the stored byte).
+    Bool(u8),
+    /// Signed integers: `char`, `int8` to `int64`, signed enums and flags.
+    Int(i64),
+    /// Unsigned integers: `uint8` to `uint64`, `ulong`, unsigned enums and flags.
+    UInt(u64),
+    /// `real`.
+    Real(f32),
+    /// `half`: the 16 stored bits (the top half of an `f32`).
+    Half(u16),
+    /// `vector4`, `quaternion` (4), `matrix3`, `rotation`, `qstransform` (12), `matrix4`,
+    /// `transform` (16).
+    Floats(Vec<f32>),
+    /// `pointer` and `functionpointer`.
+    Pointer(Option<Ptr>),
+    /// `cstring` and `stringptr`.
+    String(Option<String>),
+    /// `array` and `simplearray`.
+    Array(Vec<Value>),
+    /// A member of type `struct`, or an array element of a struct type.
+    Struct(Vec<Field>),
+    /// A C array (`array_size` > 0).
+    CArray(Vec<Value>),
+    /// `variant`: an object and the hkClass object describing it.
+    Variant {
+        /// The object.
+        object: Option<Ptr>,
+        /// Its class description.
+        class: Option<Ptr>,
+    },
+    /// A member with no storage (`void`, `zero`).
+    None,
+}
+
+/// A named member value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    /// Member name.
+    pub name: String,
+    /// Its value.
+    pub value: Value,
+}
+
+impl Field {
+    /// A field.
+    pub fn new(name: impl Into<String>, value: Value) -> Self {
+        Field {
+            name: name.into(),
+            value,
+        }
+    }
+}
+
+/// One object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Object {
+    /// Class name.
+    pub class: String,
+    /// Index of the section it lives in.
+    pub section: u32,
+    /// Every member of the class and its ancestors, root class first, in declaration order.
+    pub fields: Vec<Field>,
+}
+
+impl Object {
+    /// The value of member `name`.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.fields.iter().find(|f| f.name == name).map(|f| &f.value)
+    }
+
+    /// The value of member `name`, mutable.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
+        self.fields.iter_mut().find(|f| f.name == name).map(|f| &mut f.value)
+    }
+}
+
+/// Container facts a writer needs besides the objects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileInfo {
+    /// Packfile file version.
+    pub file_version: u32,
+    /// Contents-version string.
+    pub contents_version: String,
+    /// Layout rules.
+    pub layout: LayoutRules,
+    /// Header `userTag`.
+    pub user_tag: u32,
+    /// Header flags word (0x38).
+    pub flags: u32,
+    /// Section tags, in file order.
+    pub sections: Vec<String>,
+    /// Index of the class-name section.
+    pub class_names_section: u32,
+    /// Index of the section holding the root object.
+    pub contents_section: u32,
+    /// Predicate words of a version-11 header (`maxPredicate`, predicate block).
+    pub predicates: Option<(i16, Vec<u8>)>,
+    /// Exports: `(object, name)`.
+    pub exports: Vec<(ObjectId, String)>,
+    /// Imports: `(pointer slot owner, member path, name)` are not modelled; their raw
+    /// entries are kept per section.
+    pub imports_raw: Vec<Vec<u8>>,
+}
+
+/// An object graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graph {
+    /// Container facts.
+    pub info: FileInfo,
+    /// Every object, in file order.
+    pub objects: Vec<Object>,
+    /// The root object.
+    pub root: ObjectId,
+}
+
+impl Graph {
+    /// The object `id`.
+    pub fn object(&self, id: ObjectId) -> &Object {
+        &self.objects[id.0 as usize]
+    }
+}
+
+impl fmt::Display for Seg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Seg::Field(n) => write!(f, ".{n}"),
+            Seg::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
