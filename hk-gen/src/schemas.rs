@@ -22,6 +22,11 @@ impl Roots {
         Roots { dir }
     }
 
+    /// The root folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Every schema folder under the root.
     pub fn folders(&self) -> Vec<PathBuf> {
         catalog::generations(&self.dir)

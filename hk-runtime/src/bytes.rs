@@ -108,6 +108,18 @@ impl<'a> Bytes<'a> {
         }
     }
 
+    /// The bytes of a NUL-terminated string at `offset`, without the NUL.
+    ///
+    /// # Errors
+    /// When no NUL follows before the end.
+    pub fn cbytes(&self, offset: u64) -> Result<&'a [u8]> {
+        let rest = self.slice(offset, (self.data.len() as u64).saturating_sub(offset))?;
+        let end = rest.iter().position(|&b| b == 0).ok_or_else(|| {
+            Error::invalid(offset, "string runs to the end of the data without a NUL")
+        })?;
+        Ok(&rest[..end])
+    }
+
     /// A NUL-terminated string at `offset`, without the NUL.
     ///
     /// # Errors

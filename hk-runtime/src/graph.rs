@@ -13,7 +13,7 @@ use crate::layout::LayoutRules;
 pub struct ObjectId(pub u32);
 
 /// One step into an object's members.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Seg {
     /// A member by name.
     Field(String),
@@ -56,6 +56,9 @@ pub enum Value {
     Pointer(Option<Ptr>),
     /// `cstring` and `stringptr`.
     String(Option<String>),
+    /// A `cstring` or `stringptr` whose bytes are not UTF-8 (e.g. Shift-JIS names in
+    /// Demon's Souls files), kept as stored, without the NUL.
+    Bytes(Vec<u8>),
     /// `array` and `simplearray`.
     Array(Vec<Value>),
     /// A member of type `struct`, or an array element of a struct type.
@@ -106,12 +109,18 @@ pub struct Object {
 impl Object {
     /// The value of member `name`.
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.fields.iter().find(|f| f.name == name).map(|f| &f.value)
+        self.fields
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| &f.value)
     }
 
     /// The value of member `name`, mutable.
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
-        self.fields.iter_mut().find(|f| f.name == name).map(|f| &mut f.value)
+        self.fields
+            .iter_mut()
+            .find(|f| f.name == name)
+            .map(|f| &mut f.value)
     }
 }
 
@@ -136,6 +145,10 @@ pub struct FileInfo {
     pub contents_section: u32,
     /// Predicate words of a version-11 header (`maxPredicate`, predicate block).
     pub predicates: Option<(i16, Vec<u8>)>,
+    /// The class-name list, when the file's order is not the one the writer regenerates
+    /// (the four reflection classes, then each class in the order of its first object).
+    /// Havok 5.5 lists every class its writer registered, in its own hash order.
+    pub class_names: Option<Vec<String>>,
     /// Exports: `(object, name)`.
     pub exports: Vec<(ObjectId, String)>,
     /// Imports: `(pointer slot owner, member path, name)` are not modelled; their raw
@@ -152,6 +165,9 @@ pub struct Graph {
     pub objects: Vec<Object>,
     /// The root object.
     pub root: ObjectId,
+    /// Arrays whose capacity word carries flag bits other than the usual 0x80000000
+    /// (Havok 5.5 and 6.6 also set 0x40000000 on some), by owner and member path.
+    pub capacity_flags: std::collections::BTreeMap<(ObjectId, Vec<Seg>), u32>,
 }
 
 impl Graph {

@@ -1,3 +1,4 @@
 //! Subcommands.
 
+pub mod roundtrip;
 pub mod schema;

@@ -33,11 +33,15 @@ pub fn locate(pf: &Packfile<'_>, schema: &Schema, at: u64) -> String {
             (s.imports, "exports"),
             (s.end, "imports"),
         ];
-        let region = table.iter().find(|(end, _)| rel < *end).map_or("end", |(_, n)| *n);
+        let region = table
+            .iter()
+            .find(|(end, _)| rel < *end)
+            .map_or("end", |(_, n)| *n);
         if region != "object data" {
             return format!("{} {region} +0x{:X}", s.tag, rel);
         }
-        let mut objs: Vec<(Loc, &str)> = pf.objects().filter(|(l, _)| l.section == s.index).collect();
+        let mut objs: Vec<(Loc, &str)> =
+            pf.objects().filter(|(l, _)| l.section == s.index).collect();
         objs.sort();
         let Some(idx) = objs.iter().rposition(|(l, _)| l.offset <= rel) else {
             return format!("{} +0x{rel:X} before the first object", s.tag);
@@ -51,14 +55,19 @@ pub fn locate(pf: &Packfile<'_>, schema: &Schema, at: u64) -> String {
         } else {
             "data it owns (arrays, strings) or padding".to_string()
         };
-        return format!("{} object at +0x{:X} {class} +0x{off:X}: {what}", s.tag, loc.offset);
+        return format!(
+            "{} object at +0x{:X} {class} +0x{off:X}: {what}",
+            s.tag, loc.offset
+        );
     }
     "past the last section".to_string()
 }
 
 fn member_at(layouts: &mut Layouts<'_>, class: &str, off: u32) -> Option<String> {
     let members = layouts.flattened(class).ok()?;
-    let (_, m, l) = members.iter().find(|(_, _, l)| off >= l.offset && off < l.offset + l.size.max(1))?;
+    let (_, m, l) = members
+        .iter()
+        .find(|(_, _, l)| off >= l.offset && off < l.offset + l.size.max(1))?;
     let inner = off - l.offset;
     if m.ty == TypeKind::Struct && m.array_size == 0 {
         if let Some(c) = &m.class {
@@ -67,5 +76,9 @@ fn member_at(layouts: &mut Layouts<'_>, class: &str, off: u32) -> Option<String>
             }
         }
     }
-    Some(if inner == 0 { m.name.clone() } else { format!("{}+0x{inner:X}", m.name) })
+    Some(if inner == 0 {
+        m.name.clone()
+    } else {
+        format!("{}+0x{inner:X}", m.name)
+    })
 }

@@ -4,12 +4,12 @@
 //! list without copying the data; [`Packfile::resolve`] follows a pointer slot.
 
 pub mod fixup;
+pub mod header;
 pub mod locate;
 pub mod read;
-pub mod write;
-pub mod header;
 pub mod section;
 pub(crate) mod view;
+pub mod write;
 
 use std::collections::HashMap;
 

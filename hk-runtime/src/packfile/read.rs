@@ -35,6 +35,10 @@ pub struct Violation {
 /// word is size | 0x80000000 in all 114,784 array headers").
 pub const DONT_DEALLOCATE: u32 = 0x8000_0000;
 
+/// The capacity word's flag bits. Havok 5.5 and 6.6 set 0x40000000 as well on some arrays
+/// (havoklib-550/660: hkxEnvironment.variables, spline blockOffsets); it is kept per array.
+pub const FLAG_MASK: u32 = 0xC000_0000;
+
 const MAX_DEPTH: usize = 48;
 
 /// Decodes every object of `pf` with the layouts of `schema` under the file's rules.
@@ -43,11 +47,18 @@ const MAX_DEPTH: usize = 48;
 /// The first broken invariant in strict mode; in any mode, structural errors (a class the
 /// schema lacks, a count larger than the bytes left, data owned twice), each with its file
 /// offset and object/member path.
-pub fn read(pf: &Packfile<'_>, schema: &Schema, opts: ReadOptions) -> Result<(Graph, Vec<Violation>)> {
+pub fn read(
+    pf: &Packfile<'_>,
+    schema: &Schema,
+    opts: ReadOptions,
+) -> Result<(Graph, Vec<Violation>)> {
     let mut objects: Vec<(Loc, String)> = pf.objects().map(|(l, n)| (l, n.to_string())).collect();
     objects.sort();
-    let ids: HashMap<Loc, ObjectId> =
-        objects.iter().enumerate().map(|(i, (l, _))| (*l, ObjectId(i as u32))).collect();
+    let ids: HashMap<Loc, ObjectId> = objects
+        .iter()
+        .enumerate()
+        .map(|(i, (l, _))| (*l, ObjectId(i as u32)))
+        .collect();
     let mut d = Decoder {
         pf,
         layouts: Layouts::new(schema, pf.rules()),
@@ -55,16 +66,25 @@ pub fn read(pf: &Packfile<'_>, schema: &Schema, opts: ReadOptions) -> Result<(Gr
         opts,
         violations: Vec::new(),
         consumed: HashSet::new(),
-        covered: pf.sections.iter().map(|s| vec![false; s.local_fixups as usize]).collect(),
+        covered: pf
+            .sections
+            .iter()
+            .map(|s| vec![false; s.local_fixups as usize])
+            .collect(),
         blocks: Vec::new(),
         interior: Vec::new(),
         current: ObjectId(0),
+        capacity_flags: Default::default(),
     };
     let mut out = Vec::with_capacity(objects.len());
     for (i, (loc, class)) in objects.iter().enumerate() {
         d.current = ObjectId(i as u32);
         if loc.offset % 16 != 0 {
-            d.violation(pf.abs(*loc), class, "object is not 16-byte aligned (seed 000: objects are)")?;
+            d.violation(
+                pf.abs(*loc),
+                class,
+                "object is not 16-byte aligned (seed 000: objects are)",
+            )?;
         }
         let fields = d
             .fields(class, *loc, &mut Vec::new(), 0)
@@ -85,13 +105,24 @@ pub fn read(pf: &Packfile<'_>, schema: &Schema, opts: ReadOptions) -> Result<(Gr
         .ids
         .get(&root_loc)
         .ok_or_else(|| Error::invalid(0x1C, "the header's contents offset names no object"))?;
-    let info = file_info(pf);
+    let mut info = file_info(pf);
+    let mut default_names: Vec<&str> = crate::metadata::REFLECTION_CLASSES.to_vec();
+    for (_, c) in &objects {
+        if !default_names.contains(&c.as_str()) {
+            default_names.push(c);
+        }
+    }
+    let stored: Vec<&str> = pf.class_names.iter().map(|c| c.name.as_str()).collect();
+    if stored != default_names {
+        info.class_names = Some(stored.iter().map(|s| s.to_string()).collect());
+    }
     let violations = d.violations;
     Ok((
         Graph {
             info,
             objects: out,
             root,
+            capacity_flags: d.capacity_flags,
         },
         violations,
     ))
@@ -111,8 +142,16 @@ fn file_info(pf: &Packfile<'_>) -> FileInfo {
         predicates: (h.predicate_size >= 0 && h.max_predicate >= 0).then(|| {
             let start = 0x40usize;
             let len = h.predicate_size as usize;
-            (h.max_predicate, pf.bytes().data().get(start..start + len).unwrap_or_default().to_vec())
+            (
+                h.max_predicate,
+                pf.bytes()
+                    .data()
+                    .get(start..start + len)
+                    .unwrap_or_default()
+                    .to_vec(),
+            )
         }),
+        class_names: None,
         exports: Vec::new(),
         imports_raw: Vec::new(),
     }
@@ -138,6 +177,7 @@ struct Decoder<'p, 's, 'a> {
     blocks: Vec<Block>,
     interior: Vec<(ObjectId, Vec<Seg>, Loc, u64)>,
     current: ObjectId,
+    capacity_flags: std::collections::BTreeMap<(ObjectId, Vec<Seg>), u32>,
 }
 
 fn path_text(path: &[Seg]) -> String {
@@ -162,15 +202,28 @@ impl Decoder<'_, '_, '_> {
         let sec = &mut self.covered[at.section as usize];
         let (s, e) = (at.offset as usize, at.offset as usize + len as usize);
         if e > sec.len() {
-            return Err(Error::truncated(self.pf.abs(at), u64::from(len), (sec.len().saturating_sub(s)) as u64));
+            return Err(Error::truncated(
+                self.pf.abs(at),
+                u64::from(len),
+                (sec.len().saturating_sub(s)) as u64,
+            ));
         }
         sec[s..e].iter_mut().for_each(|b| *b = true);
         Ok(())
     }
 
-    fn fields(&mut self, class: &str, at: Loc, path: &mut Vec<Seg>, depth: usize) -> Result<Vec<Field>> {
+    fn fields(
+        &mut self,
+        class: &str,
+        at: Loc,
+        path: &mut Vec<Seg>,
+        depth: usize,
+    ) -> Result<Vec<Field>> {
         if depth > MAX_DEPTH {
-            return Err(Error::invalid(self.pf.abs(at), format!("data nests deeper than {MAX_DEPTH} levels")));
+            return Err(Error::invalid(
+                self.pf.abs(at),
+                format!("data nests deeper than {MAX_DEPTH} levels"),
+            ));
         }
         let members = self.layouts.flattened(class)?;
         let size = self.layouts.class(class)?.size;
@@ -200,13 +253,29 @@ impl Decoder<'_, '_, '_> {
                         section: at.section,
                         offset: mat.offset + k * each,
                     };
-                    items.push(self.value(m.ty, m.subtype, m.class.as_deref(), el, each, path, depth)?);
+                    items.push(self.value(
+                        m.ty,
+                        m.subtype,
+                        m.class.as_deref(),
+                        el,
+                        each,
+                        path,
+                        depth,
+                    )?);
                     path.pop();
                 }
                 Value::CArray(items)
             } else {
-                self.value(m.ty, m.subtype, m.class.as_deref(), mat, l.size, path, depth)
-                    .map_err(|e| e.in_member(&owner.name, &m.name))?
+                self.value(
+                    m.ty,
+                    m.subtype,
+                    m.class.as_deref(),
+                    mat,
+                    l.size,
+                    path,
+                    depth,
+                )
+                .map_err(|e| e.in_member(&owner.name, &m.name))?
             };
             path.pop();
             out.push(Field::new(m.name.clone(), v));
@@ -219,7 +288,11 @@ impl Decoder<'_, '_, '_> {
         self.cover(at, p)?;
         let word = self.pf.bytes().uint(self.pf.abs(at), p)?;
         if word != 0 {
-            self.violation(self.pf.abs(at), &path_text(path), format!("pointer slot stores 0x{word:X}, not 0"))?;
+            self.violation(
+                self.pf.abs(at),
+                &path_text(path),
+                format!("pointer slot stores 0x{word:X}, not 0"),
+            )?;
         }
         let target = self.pf.resolve(at);
         if target.is_some() {
@@ -229,21 +302,29 @@ impl Decoder<'_, '_, '_> {
     }
 
     fn pointer(&mut self, at: Loc, path: &[Seg]) -> Result<Option<Ptr>> {
-        let Some(t) = self.slot_word(at, path)? else { return Ok(None) };
+        let Some(t) = self.slot_word(at, path)? else {
+            return Ok(None);
+        };
         if let Some(id) = self.ids.get(&t) {
             return Ok(Some(Ptr::Object(*id)));
         }
         // Not an object: a place inside data some object owns. Resolved once all blocks
         // are known.
-        self.interior.push((self.current, path.to_vec(), t, self.pf.abs(at)));
+        self.interior
+            .push((self.current, path.to_vec(), t, self.pf.abs(at)));
         Ok(None)
     }
 
-    fn string(&mut self, at: Loc, path: &[Seg]) -> Result<Option<String>> {
-        let Some(t) = self.slot_word(at, path)? else { return Ok(None) };
-        let s = self.pf.bytes().cstr(self.pf.abs(t))?.to_string();
-        self.cover(t, s.len() as u32 + 1)?;
-        Ok(Some(s))
+    fn string(&mut self, at: Loc, path: &[Seg]) -> Result<Value> {
+        let Some(t) = self.slot_word(at, path)? else {
+            return Ok(Value::String(None));
+        };
+        let bytes = self.pf.bytes().cbytes(self.pf.abs(t))?;
+        self.cover(t, bytes.len() as u32 + 1)?;
+        Ok(match std::str::from_utf8(bytes) {
+            Ok(s) => Value::String(Some(s.to_string())),
+            Err(_) => Value::Bytes(bytes.to_vec()),
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -299,7 +380,14 @@ impl Decoder<'_, '_, '_> {
             | TypeKind::Int64
             | TypeKind::UInt64
             | TypeKind::ULong => int(ty, self)?,
-            TypeKind::Enum | TypeKind::Flags => int(if subtype.int_width().is_some() { subtype } else { TypeKind::UInt32 }, self)?,
+            TypeKind::Enum | TypeKind::Flags => int(
+                if subtype.int_width().is_some() {
+                    subtype
+                } else {
+                    TypeKind::UInt32
+                },
+                self,
+            )?,
             TypeKind::Real => {
                 self.cover(at, 4)?;
                 Value::Real(f32::from_bits(b.u32(abs)?))
@@ -311,12 +399,20 @@ impl Decoder<'_, '_, '_> {
             TypeKind::Vector4 | TypeKind::Quaternion => floats(4, self)?,
             TypeKind::Matrix3 | TypeKind::Rotation | TypeKind::QsTransform => floats(12, self)?,
             TypeKind::Matrix4 | TypeKind::Transform => floats(16, self)?,
-            TypeKind::Pointer | TypeKind::FunctionPointer => Value::Pointer(self.pointer(at, path)?),
-            TypeKind::CString | TypeKind::StringPtr => Value::String(self.string(at, path)?),
+            TypeKind::Pointer | TypeKind::FunctionPointer => {
+                Value::Pointer(self.pointer(at, path)?)
+            }
+            TypeKind::CString | TypeKind::StringPtr => self.string(at, path)?,
             TypeKind::Variant => {
                 let object = self.pointer(at, path)?;
                 path.push(Seg::Field("class".into()));
-                let class = self.pointer(Loc { section: at.section, offset: at.offset + p }, path)?;
+                let class = self.pointer(
+                    Loc {
+                        section: at.section,
+                        offset: at.offset + p,
+                    },
+                    path,
+                )?;
                 path.pop();
                 Value::Variant { object, class }
             }
@@ -324,9 +420,14 @@ impl Decoder<'_, '_, '_> {
                 let cname = class.ok_or_else(|| Error::schema("struct member names no class"))?;
                 Value::Struct(self.fields(cname, at, path, depth + 1)?)
             }
-            TypeKind::Array | TypeKind::SimpleArray => self.array(ty, subtype, class, at, path, depth)?,
+            TypeKind::Array | TypeKind::SimpleArray => {
+                self.array(ty, subtype, class, at, path, depth)?
+            }
             TypeKind::InplaceArray | TypeKind::HomogeneousArray | TypeKind::RelArray => {
-                return Err(Error::invalid(abs, format!("member type `{ty}` is not supported in packfiles yet")))
+                return Err(Error::invalid(
+                    abs,
+                    format!("member type `{ty}` is not supported in packfiles yet"),
+                ))
             }
         })
     }
@@ -342,33 +443,59 @@ impl Decoder<'_, '_, '_> {
     ) -> Result<Value> {
         let b = self.pf.bytes();
         let p = self.pf.rules().ptr();
-        let count_at = Loc { section: at.section, offset: at.offset + p };
+        let count_at = Loc {
+            section: at.section,
+            offset: at.offset + p,
+        };
         self.cover(count_at, 4)?;
         let count = b.u32(self.pf.abs(count_at))?;
         if ty == TypeKind::Array {
-            let cap_at = Loc { section: at.section, offset: at.offset + p + 4 };
+            let cap_at = Loc {
+                section: at.section,
+                offset: at.offset + p + 4,
+            };
             self.cover(cap_at, 4)?;
             let cap = b.u32(self.pf.abs(cap_at))?;
-            if cap != count | DONT_DEALLOCATE {
+            let flags = cap & FLAG_MASK;
+            if cap & !FLAG_MASK == count && flags & DONT_DEALLOCATE != 0 {
+                if flags != DONT_DEALLOCATE {
+                    self.capacity_flags
+                        .insert((self.current, path.clone()), flags);
+                }
+            } else {
                 self.violation(
                     self.pf.abs(cap_at),
                     &path_text(path),
-                    format!("array capacity word 0x{cap:08X} is not size | 0x80000000 (size {count})"),
+                    format!(
+                        "array capacity word 0x{cap:08X} is not size | 0x80000000 (size {count})"
+                    ),
                 )?;
             }
         }
         let data = self.slot_word(at, path)?;
         let Some(data) = data else {
             if count != 0 {
-                self.violation(self.pf.abs(at), &path_text(path), format!("array of {count} elements has no data pointer"))?;
+                self.violation(
+                    self.pf.abs(at),
+                    &path_text(path),
+                    format!("array of {count} elements has no data pointer"),
+                )?;
             }
             return Ok(Value::Array(Vec::new()));
         };
         if count == 0 {
-            self.violation(self.pf.abs(at), &path_text(path), "empty array has a data pointer")?;
+            self.violation(
+                self.pf.abs(at),
+                &path_text(path),
+                "empty array has a data pointer",
+            )?;
         }
         let stride = self.element_size(subtype, class)?;
-        let left = u64::from(self.pf.sections[data.section as usize].local_fixups.saturating_sub(data.offset));
+        let left = u64::from(
+            self.pf.sections[data.section as usize]
+                .local_fixups
+                .saturating_sub(data.offset),
+        );
         if u64::from(count) * u64::from(stride) > left {
             return Err(Error::invalid(
                 self.pf.abs(count_at),
@@ -388,7 +515,10 @@ impl Decoder<'_, '_, '_> {
         let mut items = Vec::with_capacity(count as usize);
         for i in 0..count {
             path.push(Seg::Index(i));
-            let el = Loc { section: data.section, offset: data.offset + i * stride };
+            let el = Loc {
+                section: data.section,
+                offset: data.offset + i * stride,
+            };
             items.push(self.value(subtype, TypeKind::Void, class, el, stride, path, depth + 1)?);
             path.pop();
         }
@@ -409,10 +539,18 @@ impl Decoder<'_, '_, '_> {
             TypeKind::Vector4 | TypeKind::Quaternion => 16,
             TypeKind::Matrix3 | TypeKind::Rotation | TypeKind::QsTransform => 48,
             TypeKind::Matrix4 | TypeKind::Transform => 64,
-            TypeKind::Pointer | TypeKind::CString | TypeKind::StringPtr | TypeKind::ULong | TypeKind::FunctionPointer => p,
+            TypeKind::Pointer
+            | TypeKind::CString
+            | TypeKind::StringPtr
+            | TypeKind::ULong
+            | TypeKind::FunctionPointer => p,
             TypeKind::Variant => 2 * p,
             TypeKind::Enum | TypeKind::Flags => 4,
-            other => return Err(Error::schema(format!("arrays of `{other}` are not supported"))),
+            other => {
+                return Err(Error::schema(format!(
+                    "arrays of `{other}` are not supported"
+                )))
+            }
         })
     }
 
@@ -426,14 +564,26 @@ impl Decoder<'_, '_, '_> {
                     && (target.offset - bl.at.offset) % bl.stride == 0
             });
             let Some(bl) = block else {
-                self.violation(at, &path_text(&path), format!("pointer to 0x{:X} is neither an object nor an array element", self.pf.abs(target)))?;
+                self.violation(
+                    at,
+                    &path_text(&path),
+                    format!(
+                        "pointer to 0x{:X} is neither an object nor an array element",
+                        self.pf.abs(target)
+                    ),
+                )?;
                 continue;
             };
             let mut p = bl.path.clone();
             p.push(Seg::Index((target.offset - bl.at.offset) / bl.stride));
-            let ptr = Ptr::Into { object: bl.owner, path: p };
-            let slot = value_at_mut(&mut objects[obj.0 as usize].fields, &path)
-                .ok_or_else(|| Error::invalid(at, "lost the pointer's member while resolving it"))?;
+            let ptr = Ptr::Into {
+                object: bl.owner,
+                path: p,
+            };
+            let slot =
+                value_at_mut(&mut objects[obj.0 as usize].fields, &path).ok_or_else(|| {
+                    Error::invalid(at, "lost the pointer's member while resolving it")
+                })?;
             match slot {
                 Value::Pointer(v) => *v = Some(ptr),
                 Value::Variant { object, class } => {
@@ -443,7 +593,12 @@ impl Decoder<'_, '_, '_> {
                         *object = Some(ptr);
                     }
                 }
-                _ => return Err(Error::invalid(at, "pointer resolved onto a non-pointer member")),
+                _ => {
+                    return Err(Error::invalid(
+                        at,
+                        "pointer resolved onto a non-pointer member",
+                    ))
+                }
             }
         }
         Ok(())
@@ -452,16 +607,33 @@ impl Decoder<'_, '_, '_> {
     /// Every fixup must have been met on a pointer member, and every byte no member covers
     /// must be zero.
     fn check_leftovers(&mut self) -> Result<()> {
-        let mut strays: Vec<Loc> = self.pf.pointers().keys().filter(|l| !self.consumed.contains(l)).copied().collect();
+        let mut strays: Vec<Loc> = self
+            .pf
+            .pointers()
+            .keys()
+            .filter(|l| !self.consumed.contains(l))
+            .copied()
+            .collect();
         strays.sort();
         for s in strays {
-            self.violation(self.pf.abs(s), "", "fixup source lies on no pointer member of its object")?;
+            self.violation(
+                self.pf.abs(s),
+                "",
+                "fixup source lies on no pointer member of its object",
+            )?;
         }
         for (si, cov) in std::mem::take(&mut self.covered).into_iter().enumerate() {
+            if si as u32 == self.pf.header.class_names_section {
+                continue;
+            }
             let sec = &self.pf.sections[si];
             let data = sec.data(&self.pf.bytes());
             if let Some(i) = cov.iter().zip(data).position(|(c, b)| !c && *b != 0) {
-                self.violation(sec.abs(i as u32), &sec.tag, format!("padding byte 0x{:02X} is not zero", data[i]))?;
+                self.violation(
+                    sec.abs(i as u32),
+                    &sec.tag,
+                    format!("padding byte 0x{:02X} is not zero", data[i]),
+                )?;
             }
         }
         Ok(())
@@ -476,7 +648,9 @@ pub(crate) fn value_at_mut<'v>(fields: &'v mut [Field], path: &[Seg]) -> Option<
     for seg in rest {
         v = match (v, seg) {
             (Value::Struct(fs), Seg::Field(n)) => &mut fs.iter_mut().find(|f| &f.name == n)?.value,
-            (Value::Array(items) | Value::CArray(items), Seg::Index(i)) => items.get_mut(*i as usize)?,
+            (Value::Array(items) | Value::CArray(items), Seg::Index(i)) => {
+                items.get_mut(*i as usize)?
+            }
             (v @ Value::Variant { .. }, Seg::Field(_)) => return Some(v),
             _ => return None,
         };

@@ -34,6 +34,7 @@ struct SectionOut {
     local: Vec<(u32, u32)>,
     global: Vec<(u32, Target)>,
     virtual_: Vec<(u32, String)>,
+    erased: usize,
 }
 
 struct Writer<'g, 's> {
@@ -45,12 +46,19 @@ struct Writer<'g, 's> {
     wanted_into: HashSet<(ObjectId, Vec<Seg>)>,
     into_at: HashMap<(ObjectId, Vec<Seg>), (u32, u32)>,
     order: Vec<ObjectId>,
+    current: ObjectId,
 }
 
 /// A pointer slot met while writing an object's body or an array's elements.
 enum Slot<'g> {
-    String(u32, &'g str),
-    Array { at: u32, subtype: TypeKind, class: Option<String>, items: &'g [Value], path: Vec<Seg> },
+    String(u32, &'g [u8]),
+    Array {
+        at: u32,
+        subtype: TypeKind,
+        class: Option<String>,
+        items: &'g [Value],
+        path: Vec<Seg>,
+    },
     Ptr(u32, &'g Ptr),
 }
 
@@ -69,11 +77,14 @@ pub fn write(graph: &Graph, schema: &Schema) -> Result<Vec<u8>> {
         wanted_into: HashSet::new(),
         into_at: HashMap::new(),
         order: Vec::new(),
+        current: ObjectId(0),
     };
     for o in &graph.objects {
         collect_into(&o.fields, &mut w.wanted_into);
     }
-    let mut sections: Vec<SectionOut> = (0..info.sections.len()).map(|_| SectionOut::default()).collect();
+    let mut sections: Vec<SectionOut> = (0..info.sections.len())
+        .map(|_| SectionOut::default())
+        .collect();
     for (si, out) in sections.iter_mut().enumerate() {
         let si = si as u32;
         if si == info.class_names_section {
@@ -97,7 +108,10 @@ pub fn write(graph: &Graph, schema: &Schema) -> Result<Vec<u8>> {
         pad_to(&mut out.data, 16, 0);
     }
     // Class names: the reflection classes, then each class in the order of its first object.
-    let mut names: Vec<String> = REFLECTION_CLASSES.iter().map(|s| s.to_string()).collect();
+    let mut names: Vec<String> = match &info.class_names {
+        Some(list) => list.clone(),
+        None => REFLECTION_CLASSES.iter().map(|s| s.to_string()).collect(),
+    };
     for id in &w.order {
         let c = &graph.object(*id).class;
         if !names.contains(c) {
@@ -107,7 +121,9 @@ pub fn write(graph: &Graph, schema: &Schema) -> Result<Vec<u8>> {
     let cn = &mut sections[info.class_names_section as usize];
     let mut name_at = HashMap::new();
     for n in &names {
-        let sig = signature::signature(schema, n).map_err(|e| e.in_(format!("class name {n}")))?.value;
+        let sig = signature::signature(schema, n)
+            .map_err(|e| e.in_(format!("class name {n}")))?
+            .value;
         let mut b = [0u8; 4];
         w.put_u32(&mut b, sig);
         cn.data.extend_from_slice(&b);
@@ -170,12 +186,17 @@ impl<'g> Writer<'g, '_> {
         // Depth-first, children in slot order: push them reversed.
         while let Some(id) = stack.pop() {
             let Some(obj) = self.graph.objects.get(id.0 as usize) else {
-                return Err(Error::invalid(0, format!("pointer to object #{} which does not exist", id.0)));
+                return Err(Error::invalid(
+                    0,
+                    format!("pointer to object #{} which does not exist", id.0),
+                ));
             };
             if obj.section != section || self.placed.contains_key(&id) {
                 continue;
             }
-            let children = self.object(id, out).map_err(|e| e.in_(format!("object #{} {}", id.0, obj.class)))?;
+            let children = self
+                .object(id, out)
+                .map_err(|e| e.in_(format!("object #{} {}", id.0, obj.class)))?;
             for c in children.into_iter().rev() {
                 stack.push(c);
             }
@@ -189,12 +210,20 @@ impl<'g> Writer<'g, '_> {
         pad_to(&mut out.data, 16, 0);
         let start = out.data.len() as u32;
         self.placed.insert(id, (obj.section, start));
+        self.current = id;
         self.order.push(id);
         out.virtual_.push((start, obj.class.clone()));
         let size = self.layouts.class(&obj.class)?.size;
         out.data.resize((start + size) as usize, 0);
         let mut slots = Vec::new();
-        self.fields(&obj.class, &obj.fields, start, out, &mut slots, &mut Vec::new())?;
+        self.fields(
+            &obj.class,
+            &obj.fields,
+            start,
+            out,
+            &mut slots,
+            &mut Vec::new(),
+        )?;
         pad_to(&mut out.data, 16, 0);
         let mut children = Vec::new();
         self.owned(id, slots, false, out, &mut children)?;
@@ -202,22 +231,43 @@ impl<'g> Writer<'g, '_> {
     }
 
     /// Writes the data the slots own, in order, and collects the objects they point to.
-    fn owned(&mut self, id: ObjectId, slots: Vec<Slot<'g>>, nested: bool, out: &mut SectionOut, children: &mut Vec<ObjectId>) -> Result<()> {
+    ///
+    /// The strings an array of strings owns are packed, each on a 2-byte boundary, and
+    /// padded to 16 only after the last (havoklib-710: a skeleton's float slot names).
+    fn owned(
+        &mut self,
+        id: ObjectId,
+        slots: Vec<Slot<'g>>,
+        packed_strings: bool,
+        out: &mut SectionOut,
+        children: &mut Vec<ObjectId>,
+    ) -> Result<()> {
         for slot in slots {
             match slot {
                 Slot::String(at, s) => {
-                    pad_to(&mut out.data, if nested { 2 } else { 16 }, 0);
+                    // A string starts on a 2-byte boundary and is padded to 16 (seed 000:
+                    // the root container's variant names follow their array at once).
+                    pad_to(&mut out.data, 2, 0);
                     out.local.push((at, out.data.len() as u32));
-                    out.data.extend_from_slice(s.as_bytes());
+                    out.data.extend_from_slice(s);
                     out.data.push(0);
-                    pad_to(&mut out.data, 16, 0);
+                    if !packed_strings {
+                        pad_to(&mut out.data, 16, 0);
+                    }
                 }
-                Slot::Array { at, subtype, class, items, path } => {
+                Slot::Array {
+                    at,
+                    subtype,
+                    class,
+                    items,
+                    path,
+                } => {
                     let stride = self.element_size(subtype, class.as_deref())?;
                     pad_to(&mut out.data, 16, 0);
                     let base = out.data.len() as u32;
                     out.local.push((at, base));
-                    out.data.resize((base + stride * items.len() as u32) as usize, 0);
+                    out.data
+                        .resize((base + stride * items.len() as u32) as usize, 0);
                     let mut inner = Vec::new();
                     for (i, item) in items.iter().enumerate() {
                         let mut p = path.clone();
@@ -225,21 +275,35 @@ impl<'g> Writer<'g, '_> {
                         let key = (id, p.clone());
                         let el = base + stride * i as u32;
                         if self.wanted_into.contains(&key) {
-                            self.into_at.insert(key, (self.graph.object(id).section, el));
+                            self.into_at
+                                .insert(key, (self.graph.object(id).section, el));
                         }
-                        self.value(subtype, TypeKind::Void, class.as_deref(), item, el, out, &mut inner, &mut p)?;
+                        self.value(
+                            subtype,
+                            TypeKind::Void,
+                            class.as_deref(),
+                            item,
+                            el,
+                            out,
+                            &mut inner,
+                            &mut p,
+                        )?;
                     }
-                    self.owned(id, inner, true, out, children)?;
-                }
-                Slot::Ptr(at, p) => {
-                    match p {
-                        Ptr::Object(t) => {
-                            out.global.push((at, Target::Object(*t)));
-                            children.push(*t);
-                        }
-                        Ptr::Into { object, path } => out.global.push((at, Target::Into(*object, path.clone()))),
+                    let packed = matches!(subtype, TypeKind::CString | TypeKind::StringPtr);
+                    self.owned(id, inner, packed, out, children)?;
+                    if packed {
+                        pad_to(&mut out.data, 16, 0);
                     }
                 }
+                Slot::Ptr(at, p) => match p {
+                    Ptr::Object(t) => {
+                        out.global.push((at, Target::Object(*t)));
+                        children.push(*t);
+                    }
+                    Ptr::Into { object, path } => {
+                        out.global.push((at, Target::Into(*object, path.clone())))
+                    }
+                },
             }
         }
         Ok(())
@@ -258,27 +322,46 @@ impl<'g> Writer<'g, '_> {
         for (i, (owner, m, l)) in members.iter().enumerate() {
             let f = match fields.get(i) {
                 Some(f) if f.name == m.name => f,
-                _ => fields
-                    .iter()
-                    .find(|f| f.name == m.name)
-                    .ok_or_else(|| Error::invalid(0, format!("value has no member `{}`", m.name)).in_member(&owner.name, &m.name))?,
+                _ => fields.iter().find(|f| f.name == m.name).ok_or_else(|| {
+                    Error::invalid(0, format!("value has no member `{}`", m.name))
+                        .in_member(&owner.name, &m.name)
+                })?,
             };
             path.push(Seg::Field(m.name.clone()));
             let mat = at + l.offset;
             if m.array_size > 0 {
                 let Value::CArray(items) = &f.value else {
-                    return Err(Error::invalid(0, "a C-array member needs a C-array value").in_member(&owner.name, &m.name));
+                    return Err(Error::invalid(0, "a C-array member needs a C-array value")
+                        .in_member(&owner.name, &m.name));
                 };
                 let each = l.size / u32::from(m.array_size);
                 for (k, item) in items.iter().enumerate().take(usize::from(m.array_size)) {
                     path.push(Seg::Index(k as u32));
-                    self.value(m.ty, m.subtype, m.class.as_deref(), item, mat + k as u32 * each, out, slots, path)
-                        .map_err(|e| e.in_member(&owner.name, &m.name))?;
+                    self.value(
+                        m.ty,
+                        m.subtype,
+                        m.class.as_deref(),
+                        item,
+                        mat + k as u32 * each,
+                        out,
+                        slots,
+                        path,
+                    )
+                    .map_err(|e| e.in_member(&owner.name, &m.name))?;
                     path.pop();
                 }
             } else {
-                self.value(m.ty, m.subtype, m.class.as_deref(), &f.value, mat, out, slots, path)
-                    .map_err(|e| e.in_member(&owner.name, &m.name))?;
+                self.value(
+                    m.ty,
+                    m.subtype,
+                    m.class.as_deref(),
+                    &f.value,
+                    mat,
+                    out,
+                    slots,
+                    path,
+                )
+                .map_err(|e| e.in_member(&owner.name, &m.name))?;
             }
             path.pop();
         }
@@ -303,10 +386,20 @@ impl<'g> Writer<'g, '_> {
             (_, Value::None) => {}
             (TypeKind::Bool, Value::Bool(b)) => out.data[a] = *b,
             (TypeKind::Real, Value::Real(r)) => self.put_u32(&mut out.data[a..a + 4], r.to_bits()),
-            (TypeKind::Half, Value::Half(h)) => self.put_uint(&mut out.data[a..a + 2], u64::from(*h), 2),
+            (TypeKind::Half, Value::Half(h)) => {
+                self.put_uint(&mut out.data[a..a + 2], u64::from(*h), 2)
+            }
             (_, Value::Int(_) | Value::UInt(_)) => {
-                let t = if matches!(ty, TypeKind::Enum | TypeKind::Flags) { subtype } else { ty };
-                let w = if ty == TypeKind::ULong { self.ptr } else { t.int_width().unwrap_or(4) };
+                let t = if matches!(ty, TypeKind::Enum | TypeKind::Flags) {
+                    subtype
+                } else {
+                    ty
+                };
+                let w = if ty == TypeKind::ULong {
+                    self.ptr
+                } else {
+                    t.int_width().unwrap_or(4)
+                };
                 let raw = match v {
                     Value::Int(i) => *i as u64,
                     Value::UInt(u) => *u,
@@ -327,12 +420,18 @@ impl<'g> Writer<'g, '_> {
             }
             (TypeKind::CString | TypeKind::StringPtr, Value::String(s)) => {
                 if let Some(s) = s {
-                    slots.push(Slot::String(at, s));
+                    slots.push(Slot::String(at, s.as_bytes()));
                 }
+            }
+            (TypeKind::CString | TypeKind::StringPtr, Value::Bytes(b)) => {
+                slots.push(Slot::String(at, b))
             }
             (TypeKind::Variant, Value::Variant { object, class }) => {
                 if let Some(p) = object {
                     slots.push(Slot::Ptr(at, p));
+                    if class.is_none() {
+                        out.erased += 1;
+                    }
                 }
                 if let Some(p) = class {
                     slots.push(Slot::Ptr(at + self.ptr, p));
@@ -349,7 +448,8 @@ impl<'g> Writer<'g, '_> {
                 let c = a + self.ptr as usize;
                 out.data[c..c + 4].copy_from_slice(&b);
                 if ty == TypeKind::Array {
-                    self.put_u32(&mut b, n | DONT_DEALLOCATE);
+                    let flags = self.current_flags(path);
+                    self.put_u32(&mut b, n | flags);
                     out.data[c + 4..c + 8].copy_from_slice(&b);
                 }
                 if n > 0 {
@@ -367,13 +467,29 @@ impl<'g> Writer<'g, '_> {
         Ok(())
     }
 
+    fn current_flags(&self, path: &[Seg]) -> u32 {
+        self.graph
+            .capacity_flags
+            .get(&(self.current, path.to_vec()))
+            .copied()
+            .unwrap_or(DONT_DEALLOCATE)
+    }
+
     fn element_size(&mut self, subtype: TypeKind, class: Option<&str>) -> Result<u32> {
         let p = self.ptr;
         Ok(match subtype {
-            TypeKind::Struct => self.layouts.class(class.ok_or_else(|| Error::schema("array of structs names no class"))?)?.size,
+            TypeKind::Struct => {
+                self.layouts
+                    .class(class.ok_or_else(|| Error::schema("array of structs names no class"))?)?
+                    .size
+            }
             TypeKind::Variant => 2 * p,
             TypeKind::Enum | TypeKind::Flags => 4,
-            TypeKind::Pointer | TypeKind::CString | TypeKind::StringPtr | TypeKind::ULong | TypeKind::FunctionPointer => p,
+            TypeKind::Pointer
+            | TypeKind::CString
+            | TypeKind::StringPtr
+            | TypeKind::ULong
+            | TypeKind::FunctionPointer => p,
             t => match t.int_width() {
                 Some(w) => w,
                 None => match t {
@@ -382,7 +498,11 @@ impl<'g> Writer<'g, '_> {
                     TypeKind::Vector4 | TypeKind::Quaternion => 16,
                     TypeKind::Matrix3 | TypeKind::Rotation | TypeKind::QsTransform => 48,
                     TypeKind::Matrix4 | TypeKind::Transform => 64,
-                    other => return Err(Error::schema(format!("arrays of `{other}` are not supported"))),
+                    other => {
+                        return Err(Error::schema(format!(
+                            "arrays of `{other}` are not supported"
+                        )))
+                    }
                 },
             },
         })
@@ -391,7 +511,11 @@ impl<'g> Writer<'g, '_> {
 
 impl Writer<'_, '_> {
     /// Header, section headers, section data and fixup tables.
-    fn assemble(&self, sections: Vec<SectionOut>, name_at: &HashMap<String, u32>) -> Result<Vec<u8>> {
+    fn assemble(
+        &self,
+        sections: Vec<SectionOut>,
+        name_at: &HashMap<String, u32>,
+    ) -> Result<Vec<u8>> {
         let info = &self.graph.info;
         let v11 = info.file_version >= 11;
         let pred_len = info.predicates.as_ref().map_or(0, |(_, b)| b.len());
@@ -404,9 +528,9 @@ impl Writer<'_, '_> {
             out.extend_from_slice(&s.data);
             let local = out.len() as u32 - start;
             let mut word = [0u8; 4];
-            let mut local_sorted = s.local.clone();
-            local_sorted.sort();
-            for (src, dst) in local_sorted {
+            // Local fixups in the order the walk meets them (havoklib-710: a skeleton's bone
+            // names come before its reference pose); global fixups by source (seed 000).
+            for &(src, dst) in &s.local {
                 for v in [src, dst] {
                     self.put_u32(&mut word, v);
                     out.extend_from_slice(&word);
@@ -428,6 +552,12 @@ impl Writer<'_, '_> {
                 glob.push((*src, sec, dst));
             }
             glob.sort();
+            // A variant whose class description is not in the file keeps its fixup as an
+            // erased record (havoklib-550/660: two all-0xFF records for the root
+            // container's two named variants).
+            for _ in 0..s.erased {
+                glob.push((u32::MAX, u32::MAX, u32::MAX));
+            }
             for (a, b, c) in glob {
                 for v in [a, b, c] {
                     self.put_u32(&mut word, v);
@@ -438,7 +568,9 @@ impl Writer<'_, '_> {
             let virt = out.len() as u32 - start;
             let cn = info.class_names_section;
             for (obj, class) in &s.virtual_ {
-                let name = *name_at.get(class).ok_or_else(|| Error::invalid(0, format!("class `{class}` has no name entry")))?;
+                let name = *name_at.get(class).ok_or_else(|| {
+                    Error::invalid(0, format!("class `{class}` has no name entry"))
+                })?;
                 for v in [*obj, cn, name] {
                     self.put_u32(&mut word, v);
                     out.extend_from_slice(&word);
@@ -453,7 +585,10 @@ impl Writer<'_, '_> {
         out[..8].copy_from_slice(&MAGIC);
         let l = info.layout;
         let root_at = self.placed.get(&self.graph.root).map_or(0, |p| p.1);
-        let root_name = name_at.get(&self.graph.object(self.graph.root).class).copied().unwrap_or(0);
+        let root_name = name_at
+            .get(&self.graph.object(self.graph.root).class)
+            .copied()
+            .unwrap_or(0);
         let words: [(usize, u32); 7] = [
             (0x08, info.user_tag),
             (0x0C, info.file_version),
@@ -484,7 +619,11 @@ impl Writer<'_, '_> {
             Some((m, b)) => (*m as u16, b.clone()),
             None => (0xFFFF, Vec::new()),
         };
-        let pred_size = if info.predicates.is_some() { block.len() as u16 } else { 0xFFFF };
+        let pred_size = if info.predicates.is_some() {
+            block.len() as u16
+        } else {
+            0xFFFF
+        };
         self.put_uint(&mut out[0x3C..0x3E], u64::from(maxp), 2);
         self.put_uint(&mut out[0x3E..0x40], u64::from(pred_size), 2);
         out[0x40..0x40 + block.len()].copy_from_slice(&block);
@@ -497,7 +636,10 @@ impl Writer<'_, '_> {
             out[h..h + 19].fill(0);
             out[h..h + n].copy_from_slice(&tag[..n]);
             out[h + 0x13] = 0xFF;
-            for (k, v) in [start, local, global, virt, end, end, end].into_iter().enumerate() {
+            for (k, v) in [start, local, global, virt, end, end, end]
+                .into_iter()
+                .enumerate()
+            {
                 self.put_u32(&mut word, v);
                 out[h + 0x14 + 4 * k..h + 0x18 + 4 * k].copy_from_slice(&word);
             }

@@ -36,3 +36,28 @@ pub fn for_packfile(root: &Path, h: &Header) -> Option<PathBuf> {
         })
         .map(|(p, _)| p.clone())
 }
+
+/// The schema to decode a packfile with: the file's own class metadata when it carries
+/// some (exact for that file), else the folder under `root` that matches its header.
+///
+/// # Errors
+/// No folder matches, the folder does not load, or the metadata is malformed.
+pub fn packfile_schema(
+    root: &Path,
+    pf: &crate::packfile::Packfile<'_>,
+) -> crate::Result<super::Schema> {
+    let dir = for_packfile(root, &pf.header).ok_or_else(|| {
+        crate::Error::schema(format!(
+            "no schema folder under {} matches file version {} ({})",
+            root.display(),
+            pf.header.file_version,
+            pf.header.contents_version()
+        ))
+    })?;
+    let schema = super::Schema::load(&dir)
+        .map_err(|d| crate::Error::schema(format!("{}:\n{d}", dir.display())))?;
+    Ok(match crate::metadata::extract(pf, &schema)? {
+        Some(own) => own,
+        None => schema,
+    })
+}
