@@ -315,6 +315,7 @@ fn generation(meta: &Meta, pointer_size: u8) -> Generation {
         },
         member_types: Vec::new(),
         member_flags: Vec::new(),
+        packfile: Default::default(),
     }
 }
 

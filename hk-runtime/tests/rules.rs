@@ -19,6 +19,7 @@ fn generation(rules: LayoutRules) -> Generation {
             .map(|(i, k)| (*k, i as u8))
             .collect(),
         member_flags: vec![("align_16".into(), 256), ("serialize_ignored".into(), 1024)],
+        packfile: Default::default(),
     }
 }
 

@@ -47,11 +47,12 @@ struct Writer<'g, 's> {
     into_at: HashMap<(ObjectId, Vec<Seg>), (u32, u32)>,
     order: Vec<ObjectId>,
     current: ObjectId,
+    string_align: usize,
 }
 
 /// A pointer slot met while writing an object's body or an array's elements.
 enum Slot<'g> {
-    String(u32, &'g [u8]),
+    String(u32, &'g [u8], usize),
     Array {
         at: u32,
         subtype: TypeKind,
@@ -78,6 +79,7 @@ pub fn write(graph: &Graph, schema: &Schema) -> Result<Vec<u8>> {
         into_at: HashMap::new(),
         order: Vec::new(),
         current: ObjectId(0),
+        string_align: schema.generation.packfile.string_align.max(1) as usize,
     };
     for o in &graph.objects {
         collect_into(&o.fields, &mut w.wanted_into);
@@ -244,10 +246,11 @@ impl<'g> Writer<'g, '_> {
     ) -> Result<()> {
         for slot in slots {
             match slot {
-                Slot::String(at, s) => {
-                    // A string starts on a 2-byte boundary and is padded to 16 (seed 000:
-                    // the root container's variant names follow their array at once).
-                    pad_to(&mut out.data, 2, 0);
+                Slot::String(at, s, align) => {
+                    // A string follows what came before at once, on the generation's string
+                    // boundary (seed 000: the root container's variant names), and is padded
+                    // to 16.
+                    pad_to(&mut out.data, align, 0);
                     out.local.push((at, out.data.len() as u32));
                     out.data.extend_from_slice(s);
                     out.data.push(0);
@@ -420,11 +423,11 @@ impl<'g> Writer<'g, '_> {
             }
             (TypeKind::CString | TypeKind::StringPtr, Value::String(s)) => {
                 if let Some(s) = s {
-                    slots.push(Slot::String(at, s.as_bytes()));
+                    slots.push(Slot::String(at, s.as_bytes(), self.string_align));
                 }
             }
             (TypeKind::CString | TypeKind::StringPtr, Value::Bytes(b)) => {
-                slots.push(Slot::String(at, b))
+                slots.push(Slot::String(at, b, self.string_align))
             }
             (TypeKind::Variant, Value::Variant { object, class }) => {
                 if let Some(p) = object {

@@ -185,6 +185,14 @@ struct RawGeneration {
     member_types: BTreeMap<Spanned<String>, Spanned<u8>>,
     #[serde(default)]
     member_flags: BTreeMap<String, u16>,
+    #[serde(default)]
+    packfile: Option<RawPackfile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPackfile {
+    string_align: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -448,6 +456,9 @@ fn convert_generation(
         },
         member_types,
         member_flags: raw.member_flags.into_iter().collect(),
+        packfile: super::PackfileRules {
+            string_align: raw.packfile.and_then(|p| p.string_align).unwrap_or(2),
+        },
     };
     (diags.0.len() == before).then_some(generation)
 }

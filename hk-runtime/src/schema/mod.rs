@@ -52,6 +52,23 @@ pub struct Generation {
     pub member_types: Vec<(TypeKind, u8)>,
     /// Member flags, by name.
     pub member_flags: Vec<(String, u16)>,
+    /// How this generation's packfile writer places data (`[packfile]`).
+    pub packfile: PackfileRules,
+}
+
+/// Placement choices of a generation's packfile writer that the object graph does not
+/// decide (`[packfile]` in `generation.toml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackfileRules {
+    /// Alignment of strings that follow other data: 2 from Havok 6.6 on (hkStringPtr keeps a
+    /// flag in its low bit), 1 in 5.5 (havoklib-550: packed float-slot names).
+    pub string_align: u32,
+}
+
+impl Default for PackfileRules {
+    fn default() -> Self {
+        PackfileRules { string_align: 2 }
+    }
 }
 
 impl Generation {

@@ -32,6 +32,10 @@ impl Generation {
         for (k, v) in &self.member_flags {
             let _ = writeln!(o, "{k} = {v}");
         }
+        if self.packfile != super::PackfileRules::default() {
+            let _ = writeln!(o, "\n[packfile]");
+            let _ = writeln!(o, "string_align = {}", self.packfile.string_align);
+        }
         o
     }
 }
