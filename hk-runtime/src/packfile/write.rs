@@ -50,6 +50,16 @@ struct Writer<'g, 's> {
     string_align: usize,
 }
 
+impl Slot<'_> {
+    /// Where the slot is.
+    fn at(&self) -> u32 {
+        match self {
+            Slot::String(at, ..) | Slot::Ptr(at, _) => *at,
+            Slot::Array { at, .. } => *at,
+        }
+    }
+}
+
 /// A pointer slot met while writing an object's body or an array's elements.
 enum Slot<'g> {
     String(u32, &'g [u8], usize),
@@ -228,18 +238,20 @@ impl<'g> Writer<'g, '_> {
         )?;
         pad_to(&mut out.data, 16, 0);
         let mut children = Vec::new();
-        self.owned(id, slots, false, out, &mut children)?;
+        self.owned(id, slots, 0, false, out, &mut children)?;
         Ok(children)
     }
 
     /// Writes the data the slots own, in order, and collects the objects they point to.
     ///
-    /// The strings an array of strings owns are packed, each on a 2-byte boundary, and
-    /// padded to 16 only after the last (havoklib-710: a skeleton's float slot names).
+    /// `depth` counts the arrays between the object's body and these slots. The strings an
+    /// array of strings owns are packed, each on the string boundary, and padded to 16 only
+    /// after the last (havoklib-710: a skeleton's float slot names).
     fn owned(
         &mut self,
         id: ObjectId,
         slots: Vec<Slot<'g>>,
+        depth: u32,
         packed_strings: bool,
         out: &mut SectionOut,
         children: &mut Vec<ObjectId>,
@@ -293,7 +305,15 @@ impl<'g> Writer<'g, '_> {
                         )?;
                     }
                     let packed = matches!(subtype, TypeKind::CString | TypeKind::StringPtr);
-                    self.owned(id, inner, packed, out, children)?;
+                    // Data owned by the elements follows the array at once when the first
+                    // element's first pointer opens it (seed 000: variant names; bone names),
+                    // and from the next 16-byte boundary otherwise (hkClassEnumItem, whose
+                    // name follows its value: enum item names in skeleton_with_types.hkx and
+                    // c2240_ragdoll_with_types.hkx).
+                    if inner.first().is_some_and(|s| s.at() != base) {
+                        pad_to(&mut out.data, 16, 0);
+                    }
+                    self.owned(id, inner, depth + 1, packed, out, children)?;
                     if packed {
                         pad_to(&mut out.data, 16, 0);
                     }
