@@ -551,8 +551,11 @@ impl Writer<'_, '_> {
             out.extend_from_slice(&s.data);
             let local = out.len() as u32 - start;
             let mut word = [0u8; 4];
-            // Local fixups in the order the walk meets them (havoklib-710: a skeleton's bone
-            // names come before its reference pose); global fixups by source (seed 000).
+            // Fixups in the order the walk meets them: slot by slot, into an array's elements
+            // before the next slot (havoklib-710: a skeleton's bone names come before its
+            // reference pose; c2240_ragdoll_with_types.hkx: a ragdoll instance's skeleton
+            // pointer comes after its arrays' body pointers). Seed 000's files happen to be
+            // in ascending order that way.
             for &(src, dst) in &s.local {
                 for v in [src, dst] {
                     self.put_u32(&mut word, v);
@@ -574,7 +577,6 @@ impl Writer<'_, '_> {
                 };
                 glob.push((*src, sec, dst));
             }
-            glob.sort();
             // A variant whose class description is not in the file keeps its fixup as an
             // erased record (havoklib-550/660: two all-0xFF records for the root
             // container's two named variants).
