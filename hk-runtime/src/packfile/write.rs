@@ -262,7 +262,9 @@ impl<'g> Writer<'g, '_> {
                     // A string follows what came before at once, on the generation's string
                     // boundary (seed 000: the root container's variant names), and is padded
                     // to 16.
-                    pad_to(&mut out.data, align, 0);
+                    // A string of the body itself starts a new 16-byte block (map_collision_
+                    // template.hkx: a system's name after its 4-byte body array).
+                    pad_to(&mut out.data, if depth == 0 { 16 } else { align }, 0);
                     out.local.push((at, out.data.len() as u32));
                     out.data.extend_from_slice(s);
                     out.data.push(0);
