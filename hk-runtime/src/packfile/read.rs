@@ -423,7 +423,8 @@ impl Decoder<'_, '_, '_> {
             TypeKind::Array | TypeKind::SimpleArray => {
                 self.array(ty, subtype, class, at, path, depth)?
             }
-            TypeKind::InplaceArray | TypeKind::HomogeneousArray | TypeKind::RelArray => {
+            TypeKind::RelArray => self.rel_array(subtype, class, at, path, depth)?,
+            TypeKind::InplaceArray | TypeKind::HomogeneousArray => {
                 return Err(Error::invalid(
                     abs,
                     format!("member type `{ty}` is not supported in packfiles yet"),
@@ -512,6 +513,60 @@ impl Decoder<'_, '_, '_> {
             owner: self.current,
             path: path.clone(),
         });
+        let mut items = Vec::with_capacity(count as usize);
+        for i in 0..count {
+            path.push(Seg::Index(i));
+            let el = Loc {
+                section: data.section,
+                offset: data.offset + i * stride,
+            };
+            items.push(self.value(subtype, TypeKind::Void, class, el, stride, path, depth + 1)?);
+            path.pop();
+        }
+        Ok(Value::Array(items))
+    }
+
+    /// `hkRelArray`: a u16 count and a u16 offset from the member to its elements, which
+    /// the object carries after its body (games/bloodborne/c2020_ragdoll_with_types.hkx:
+    /// hknpConvexShape.vertices).
+    fn rel_array(
+        &mut self,
+        subtype: TypeKind,
+        class: Option<&str>,
+        at: Loc,
+        path: &mut Vec<Seg>,
+        depth: usize,
+    ) -> Result<Value> {
+        let b = self.pf.bytes();
+        self.cover(at, 4)?;
+        let count = u32::from(b.u16(self.pf.abs(at))?);
+        let offset = u32::from(b.u16(self.pf.abs(at) + 2)?);
+        if count == 0 {
+            if offset != 0 {
+                self.violation(
+                    self.pf.abs(at),
+                    &path_text(path),
+                    format!("empty relative array has offset 0x{offset:X}"),
+                )?;
+            }
+            return Ok(Value::Array(Vec::new()));
+        }
+        let stride = self.element_size(subtype, class)?;
+        let data = Loc {
+            section: at.section,
+            offset: at.offset + offset,
+        };
+        let left = u64::from(
+            self.pf.sections[at.section as usize]
+                .local_fixups
+                .saturating_sub(data.offset),
+        );
+        if u64::from(count) * u64::from(stride) > left {
+            return Err(Error::invalid(
+                self.pf.abs(at),
+                format!("relative array of {count} × {stride} bytes at +0x{offset:X} runs past its section"),
+            ));
+        }
         let mut items = Vec::with_capacity(count as usize);
         for i in 0..count {
             path.push(Seg::Index(i));

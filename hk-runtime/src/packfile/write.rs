@@ -55,7 +55,7 @@ impl Slot<'_> {
     fn at(&self) -> u32 {
         match self {
             Slot::String(at, ..) | Slot::Ptr(at, _) => *at,
-            Slot::Array { at, .. } => *at,
+            Slot::Array { at, .. } | Slot::Rel { at, .. } => *at,
         }
     }
 }
@@ -71,6 +71,13 @@ enum Slot<'g> {
         path: Vec<Seg>,
     },
     Ptr(u32, &'g Ptr),
+    Rel {
+        at: u32,
+        subtype: TypeKind,
+        class: Option<String>,
+        items: &'g [Value],
+        path: Vec<Seg>,
+    },
 }
 
 /// Writes `graph` with the class layouts and signatures of `schema`.
@@ -237,6 +244,54 @@ impl<'g> Writer<'g, '_> {
             &mut Vec::new(),
         )?;
         pad_to(&mut out.data, 16, 0);
+        // Relative arrays first: their elements are part of the object, each block on a
+        // 16-byte boundary right after the body (c2020_ragdoll_with_types.hkx).
+        let (rel, mut slots): (Vec<_>, Vec<_>) = slots
+            .into_iter()
+            .partition(|s| matches!(s, Slot::Rel { .. }));
+        for r in rel {
+            let Slot::Rel {
+                at,
+                subtype,
+                class,
+                items,
+                path,
+            } = r
+            else {
+                continue;
+            };
+            pad_to(&mut out.data, 16, 0);
+            let base = out.data.len() as u32;
+            let off = u16::try_from(base - at).map_err(|_| {
+                Error::invalid(
+                    0,
+                    "relative array data lies more than 64 KiB past its member",
+                )
+            })?;
+            self.put_uint(
+                &mut out.data[at as usize + 2..at as usize + 4],
+                u64::from(off),
+                2,
+            );
+            let stride = self.element_size(subtype, class.as_deref())?;
+            out.data
+                .resize((base + stride * items.len() as u32) as usize, 0);
+            for (i, item) in items.iter().enumerate() {
+                let mut p = path.clone();
+                p.push(Seg::Index(i as u32));
+                self.value(
+                    subtype,
+                    TypeKind::Void,
+                    class.as_deref(),
+                    item,
+                    base + stride * i as u32,
+                    out,
+                    &mut slots,
+                    &mut p,
+                )?;
+            }
+        }
+        pad_to(&mut out.data, 16, 0);
         let mut children = Vec::new();
         self.owned(id, slots, 0, false, out, &mut children)?;
         Ok(children)
@@ -319,6 +374,12 @@ impl<'g> Writer<'g, '_> {
                     if packed {
                         pad_to(&mut out.data, 16, 0);
                     }
+                }
+                Slot::Rel { .. } => {
+                    return Err(Error::invalid(
+                        0,
+                        "relative arrays inside arrays are not supported",
+                    ))
                 }
                 Slot::Ptr(at, p) => match p {
                     Ptr::Object(t) => {
@@ -465,6 +526,21 @@ impl<'g> Writer<'g, '_> {
             (TypeKind::Struct, Value::Struct(fs)) => {
                 let c = class.ok_or_else(|| Error::schema("struct member names no class"))?;
                 self.fields(c, fs, at, out, slots, path)?;
+            }
+            (TypeKind::RelArray, Value::Array(items)) => {
+                let n = u16::try_from(items.len()).map_err(|_| {
+                    Error::invalid(0, "a relative array holds at most 65535 elements")
+                })?;
+                self.put_uint(&mut out.data[a..a + 2], u64::from(n), 2);
+                if n > 0 {
+                    slots.push(Slot::Rel {
+                        at,
+                        subtype,
+                        class: class.map(str::to_string),
+                        items,
+                        path: path.clone(),
+                    });
+                }
             }
             (TypeKind::Array | TypeKind::SimpleArray, Value::Array(items)) => {
                 let n = items.len() as u32;
