@@ -2,6 +2,7 @@
 
 mod cmd;
 mod import;
+mod out;
 mod schemas;
 
 use std::process::ExitCode;
@@ -36,6 +37,40 @@ enum Command {
         #[arg(long)]
         lenient: bool,
     },
+    /// Show a file's header, sections, classes and object counts.
+    Info {
+        /// The file.
+        file: std::path::PathBuf,
+    },
+    /// Print a file's object graph with class and member names.
+    Dump {
+        /// The file.
+        file: std::path::PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "json")]
+        format: cmd::file::Format,
+        /// Write to this file instead of stdout.
+        #[arg(short, long)]
+        out: Option<std::path::PathBuf>,
+        /// Read files that break the format's invariants, reporting each.
+        #[arg(long)]
+        lenient: bool,
+    },
+    /// Turn a dump back into a binary file.
+    Build {
+        /// A dump written by `hk dump` (JSON or TOML).
+        dump: std::path::PathBuf,
+        /// The file to write.
+        #[arg(short, long)]
+        out: std::path::PathBuf,
+    },
+    /// Compare two files member by member.
+    Diff {
+        /// First file.
+        a: std::path::PathBuf,
+        /// Second file.
+        b: std::path::PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -43,6 +78,15 @@ fn main() -> ExitCode {
     let roots = schemas::Roots::new(cli.schemas);
     let result = match cli.command {
         Command::Schema(c) => cmd::schema::run(c, &roots),
+        Command::Info { file } => cmd::file::info(&file, &roots),
+        Command::Dump {
+            file,
+            format,
+            out,
+            lenient,
+        } => cmd::file::dump_cmd(&file, format, out.as_deref(), lenient, &roots),
+        Command::Build { dump, out } => cmd::file::build(&dump, &out, &roots),
+        Command::Diff { a, b } => cmd::file::diff(&a, &b, &roots),
         Command::Roundtrip {
             paths,
             out,

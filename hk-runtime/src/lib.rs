@@ -8,6 +8,7 @@
 
 pub mod bytes;
 pub mod check;
+pub mod dump;
 pub mod error;
 pub mod graph;
 pub mod layout;

@@ -1,4 +1,5 @@
 //! Subcommands.
 
+pub mod file;
 pub mod roundtrip;
 pub mod schema;

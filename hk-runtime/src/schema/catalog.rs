@@ -21,20 +21,7 @@ pub fn generations(root: &Path) -> Vec<(PathBuf, Generation)> {
 /// and contents version, else the same file version (file version 7 is shared by 6.6, 7.1 and
 /// 2010.1, notes "Member-type numbering"), else the nearest older file version.
 pub fn for_packfile(root: &Path, h: &Header) -> Option<PathBuf> {
-    let cv = h.contents_version();
-    let gens: Vec<_> = generations(root)
-        .into_iter()
-        .filter(|(_, g)| g.container == Container::Packfile)
-        .collect();
-    gens.iter()
-        .find(|(_, g)| g.file_version == h.file_version && g.contents_version == cv)
-        .or_else(|| gens.iter().find(|(_, g)| g.file_version == h.file_version))
-        .or_else(|| {
-            gens.iter()
-                .filter(|(_, g)| g.file_version <= h.file_version)
-                .max_by_key(|(_, g)| g.file_version)
-        })
-        .map(|(p, _)| p.clone())
+    for_version(root, h.file_version, &h.contents_version())
 }
 
 /// The schema to decode a packfile with: the file's own class metadata when it carries
@@ -60,4 +47,22 @@ pub fn packfile_schema(
         Some(own) => own,
         None => schema,
     })
+}
+
+/// The schema folder under `root` for a file version and contents version (the header's
+/// rule, for dumps that carry both).
+pub fn for_version(root: &Path, file_version: u32, contents_version: &str) -> Option<PathBuf> {
+    let gens: Vec<_> = generations(root)
+        .into_iter()
+        .filter(|(_, g)| g.container == Container::Packfile)
+        .collect();
+    gens.iter()
+        .find(|(_, g)| g.file_version == file_version && g.contents_version == contents_version)
+        .or_else(|| gens.iter().find(|(_, g)| g.file_version == file_version))
+        .or_else(|| {
+            gens.iter()
+                .filter(|(_, g)| g.file_version <= file_version)
+                .max_by_key(|(_, g)| g.file_version)
+        })
+        .map(|(p, _)| p.clone())
 }
