@@ -81,3 +81,42 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).expect("temp dir");
     d
 }
+
+/// Every Havok packfile under `dir` (by magic), sorted.
+pub fn packfiles(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .flatten()
+        {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if std::fs::read(&p)
+                .is_ok_and(|b| b.starts_with(&hk_runtime::packfile::header::MAGIC))
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Reads a packfile into a graph with the schema `hk roundtrip` uses.
+pub fn graph_of(data: &[u8]) -> hk_runtime::Result<(hk_runtime::graph::Graph, Schema)> {
+    let pf = Packfile::parse(data)?;
+    let schema = catalog::packfile_schema(&schemas(), &pf)?;
+    let (g, _) = hk_runtime::packfile::read::read(&pf, &schema, Default::default())?;
+    Ok((g, schema))
+}
+
+/// The corpus folder a file belongs to, for per-folder counts (`packfile/havoklib-710`).
+pub fn folder_of(corpus: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(corpus).unwrap_or(file);
+    rel.parent()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default()
+}

@@ -185,3 +185,68 @@ impl fmt::Display for Seg {
         }
     }
 }
+
+impl Graph {
+    /// Removes object `id`: pointers to it become null, later ids shift down by one.
+    ///
+    /// # Errors
+    /// When `id` is the root or out of range.
+    pub fn remove_object(&mut self, id: ObjectId) -> crate::Result<Object> {
+        if id == self.root || id.0 as usize >= self.objects.len() {
+            return Err(crate::Error::invalid(
+                0,
+                format!("cannot remove object #{}", id.0),
+            ));
+        }
+        let removed = self.objects.remove(id.0 as usize);
+        let fix = |p: &mut Option<Ptr>| {
+            let target = match p {
+                Some(Ptr::Object(t)) | Some(Ptr::Into { object: t, .. }) => t,
+                None => return,
+            };
+            if *target == id {
+                *p = None;
+            } else if target.0 > id.0 {
+                target.0 -= 1;
+            }
+        };
+        for o in &mut self.objects {
+            o.fields
+                .iter_mut()
+                .for_each(|f| visit_ptrs(&mut f.value, &fix));
+        }
+        if self.root.0 > id.0 {
+            self.root.0 -= 1;
+        }
+        self.capacity_flags = std::mem::take(&mut self.capacity_flags)
+            .into_iter()
+            .filter(|((o, _), _)| *o != id)
+            .map(|((o, p), f)| {
+                (
+                    if o.0 > id.0 {
+                        (ObjectId(o.0 - 1), p)
+                    } else {
+                        (o, p)
+                    },
+                    f,
+                )
+            })
+            .collect();
+        Ok(removed)
+    }
+}
+
+fn visit_ptrs(v: &mut Value, f: &impl Fn(&mut Option<Ptr>)) {
+    match v {
+        Value::Pointer(p) => f(p),
+        Value::Variant { object, class } => {
+            f(object);
+            f(class);
+        }
+        Value::Struct(fs) => fs.iter_mut().for_each(|x| visit_ptrs(&mut x.value, f)),
+        Value::Array(items) | Value::CArray(items) => {
+            items.iter_mut().for_each(|x| visit_ptrs(x, f))
+        }
+        _ => {}
+    }
+}
