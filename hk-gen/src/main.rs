@@ -64,6 +64,15 @@ enum Command {
         #[arg(short, long)]
         out: std::path::PathBuf,
     },
+    /// Measure read+decode and write throughput and peak memory.
+    Bench {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<std::path::PathBuf>,
+        /// Passes over the files.
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
+    },
     /// Compare two files member by member.
     Diff {
         /// First file.
@@ -87,6 +96,7 @@ fn main() -> ExitCode {
         } => cmd::file::dump_cmd(&file, format, out.as_deref(), lenient, &roots),
         Command::Build { dump, out } => cmd::file::build(&dump, &out, &roots),
         Command::Diff { a, b } => cmd::file::diff(&a, &b, &roots),
+        Command::Bench { paths, rounds } => cmd::bench::run(&paths, rounds, &roots),
         Command::Roundtrip {
             paths,
             out,

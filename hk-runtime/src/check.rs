@@ -333,7 +333,7 @@ impl Walker<'_, '_, '_> {
         }
         self.budget -= 1;
         let members = self.layouts.flattened(class)?;
-        for (_, m, l) in members {
+        for &(_, m, l) in members.iter() {
             let n = u32::from(m.array_size).max(1);
             let each = l.size / n;
             for k in 0..n {

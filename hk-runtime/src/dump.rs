@@ -276,7 +276,7 @@ fn fields_from(layouts: &mut Layouts<'_>, class: &str, v: &Json) -> Result<Vec<F
         .as_object()
         .ok_or_else(|| bad(format!("`{class}` value is not a table")))?;
     let mut out = Vec::new();
-    for (owner, m, _) in layouts.flattened(class)? {
+    for &(owner, m, _) in layouts.flattened(class)?.iter() {
         let j = obj
             .get(&m.name)
             .ok_or_else(|| bad(format!("missing member `{}`", m.name)))?;

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 use crate::error::{Error, Result};
 use crate::schema::{Class, Member, Schema};
@@ -121,7 +122,11 @@ pub struct Layouts<'s> {
     schema: &'s Schema,
     rules: LayoutRules,
     done: HashMap<String, ClassLayout>,
+    flat: HashMap<String, Flattened<'s>>,
 }
+
+/// Every member of a class and its ancestors with its layout, root class first.
+pub type Flattened<'s> = Rc<[(&'s Class, &'s Member, MemberLayout)]>;
 
 impl<'s> Layouts<'s> {
     /// Prepares layouts of `schema` under `rules`.
@@ -130,6 +135,7 @@ impl<'s> Layouts<'s> {
             schema,
             rules,
             done: HashMap::new(),
+            flat: HashMap::new(),
         }
     }
 
@@ -153,11 +159,15 @@ impl<'s> Layouts<'s> {
         Ok(&self.done[name])
     }
 
-    /// All members of `name` and its ancestors, root first, with their layouts.
+    /// All members of `name` and its ancestors, root first, with their layouts (cached:
+    /// readers and writers ask once per object and array element).
     ///
     /// # Errors
     /// As [`Layouts::class`].
-    pub fn flattened(&mut self, name: &str) -> Result<Vec<(&'s Class, &'s Member, MemberLayout)>> {
+    pub fn flattened(&mut self, name: &str) -> Result<Flattened<'s>> {
+        if let Some(f) = self.flat.get(name) {
+            return Ok(Rc::clone(f));
+        }
         let schema = self.schema;
         let mut chain = schema.chain(name)?;
         chain.reverse();
@@ -168,6 +178,8 @@ impl<'s> Layouts<'s> {
                 out.push((class, m, l));
             }
         }
+        let out: Flattened<'s> = Rc::from(out);
+        self.flat.insert(name.to_string(), Rc::clone(&out));
         Ok(out)
     }
 

@@ -1,5 +1,6 @@
 //! Subcommands.
 
+pub mod bench;
 pub mod file;
 pub mod roundtrip;
 pub mod schema;

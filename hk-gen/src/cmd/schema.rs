@@ -259,7 +259,7 @@ fn layout(dir: &Path, class: &str, rules: Option<&str>) -> Result<ExitCode, Stri
     let mut layouts = Layouts::new(&schema, rules);
     let size = layouts.class(class).map_err(|e| e.to_string())?.size;
     println!("{class} ({rules}): size 0x{size:X}");
-    for (owner, m, l) in layouts.flattened(class).map_err(|e| e.to_string())? {
+    for &(owner, m, l) in layouts.flattened(class).map_err(|e| e.to_string())?.iter() {
         println!(
             "  0x{:04X} {:>5} {}.{} : {}",
             l.offset, l.size, owner.name, m.name, m.ty

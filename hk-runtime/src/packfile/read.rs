@@ -237,7 +237,7 @@ impl Decoder<'_, '_, '_> {
             .in_(class.to_string()));
         }
         let mut out = Vec::with_capacity(members.len());
-        for (owner, m, l) in members {
+        for &(owner, m, l) in members.iter() {
             path.push(Seg::Field(m.name.clone()));
             let mat = Loc {
                 section: at.section,

@@ -26,8 +26,8 @@ impl<'p, 's, 'a> View<'p, 's, 'a> {
     ) -> Result<Self> {
         let members = layouts
             .flattened(class)?
-            .into_iter()
-            .map(|(_, m, l)| (m.name.as_str(), (m, l)))
+            .iter()
+            .map(|&(_, m, l)| (m.name.as_str(), (m, l)))
             .collect();
         Ok(View {
             pf,

@@ -44,6 +44,7 @@ struct Writer<'g, 's> {
     ptr: u32,
     placed: HashMap<ObjectId, (u32, u32)>,
     wanted_into: HashSet<(ObjectId, Vec<Seg>)>,
+    into_owners: HashSet<ObjectId>,
     into_at: HashMap<(ObjectId, Vec<Seg>), (u32, u32)>,
     order: Vec<ObjectId>,
     current: ObjectId,
@@ -93,6 +94,7 @@ pub fn write(graph: &Graph, schema: &Schema) -> Result<Vec<u8>> {
         ptr: info.layout.ptr(),
         placed: HashMap::new(),
         wanted_into: HashSet::new(),
+        into_owners: HashSet::new(),
         into_at: HashMap::new(),
         order: Vec::new(),
         current: ObjectId(0),
@@ -101,6 +103,7 @@ pub fn write(graph: &Graph, schema: &Schema) -> Result<Vec<u8>> {
     for o in &graph.objects {
         collect_into(&o.fields, &mut w.wanted_into);
     }
+    w.into_owners = w.wanted_into.iter().map(|(o, _)| *o).collect();
     let mut sections: Vec<SectionOut> = (0..info.sections.len())
         .map(|_| SectionOut::default())
         .collect();
@@ -341,14 +344,17 @@ impl<'g> Writer<'g, '_> {
                     out.data
                         .resize((base + stride * items.len() as u32) as usize, 0);
                     let mut inner = Vec::new();
+                    let has_targets = self.into_owners.contains(&id);
+                    let mut p = path.clone();
                     for (i, item) in items.iter().enumerate() {
-                        let mut p = path.clone();
-                        p.push(Seg::Index(i as u32));
-                        let key = (id, p.clone());
                         let el = base + stride * i as u32;
-                        if self.wanted_into.contains(&key) {
-                            self.into_at
-                                .insert(key, (self.graph.object(id).section, el));
+                        p.push(Seg::Index(i as u32));
+                        if has_targets {
+                            let key = (id, p.clone());
+                            if self.wanted_into.contains(&key) {
+                                self.into_at
+                                    .insert(key, (self.graph.object(id).section, el));
+                            }
                         }
                         self.value(
                             subtype,
@@ -360,6 +366,7 @@ impl<'g> Writer<'g, '_> {
                             &mut inner,
                             &mut p,
                         )?;
+                        p.pop();
                     }
                     let packed = matches!(subtype, TypeKind::CString | TypeKind::StringPtr);
                     // Data owned by the elements follows the array at once when the first
