@@ -188,11 +188,12 @@ impl Decoder<'_, '_, '_> {
     fn violation(&mut self, offset: u64, path: &str, message: impl Into<String>) -> Result<()> {
         let message = message.into();
         if !self.opts.lenient {
-            return Err(Error::invalid(offset, message).in_(path.to_string()));
+            // The callers add the member and object while the error unwinds.
+            return Err(Error::invalid(offset, message));
         }
         self.violations.push(Violation {
             offset,
-            path: path.to_string(),
+            path: format!("object #{}{path}", self.current.0),
             message,
         });
         Ok(())
@@ -662,6 +663,28 @@ impl Decoder<'_, '_, '_> {
     /// Every fixup must have been met on a pointer member, and every byte no member covers
     /// must be zero.
     fn check_leftovers(&mut self) -> Result<()> {
+        // Seed 000: every fixup source is 4-byte aligned.
+        let mut misaligned: Vec<Loc> = self
+            .pf
+            .pointers()
+            .keys()
+            .filter(|l| l.offset % 4 != 0)
+            .copied()
+            .collect();
+        misaligned.sort();
+        for m in misaligned {
+            self.violation(self.pf.abs(m), "", "fixup source is not 4-byte aligned")?;
+        }
+        for s in &self.pf.sections {
+            if s.imports > s.exports || s.end > s.imports {
+                let at = s.abs(s.exports);
+                self.violation(
+                    at,
+                    &s.tag,
+                    "export and import tables are not read yet; their entries would be lost",
+                )?;
+            }
+        }
         let mut strays: Vec<Loc> = self
             .pf
             .pointers()
