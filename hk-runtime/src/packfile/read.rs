@@ -707,10 +707,12 @@ impl Decoder<'_, '_, '_> {
             let sec = &self.pf.sections[si];
             let data = sec.data(&self.pf.bytes());
             if let Some(i) = cov.iter().zip(data).position(|(c, b)| !c && *b != 0) {
+                let at = sec.abs(i as u32);
+                let owner = super::locate::locate(self.pf, self.layouts.schema(), at);
                 self.violation(
-                    sec.abs(i as u32),
-                    &sec.tag,
-                    format!("padding byte 0x{:02X} is not zero", data[i]),
+                    at,
+                    "",
+                    format!("padding byte 0x{:02X} is not zero ({owner})", data[i]),
                 )?;
             }
         }
