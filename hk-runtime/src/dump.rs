@@ -71,6 +71,7 @@ fn ptr_json(p: &Option<Ptr>) -> Json {
         None => Json::Null,
         Some(Ptr::Object(id)) => json!(id.0),
         Some(Ptr::Into { object, path }) => json!({"object": object.0, "path": path_text(path)}),
+        Some(Ptr::Import(name)) => json!({"import": name}),
     }
 }
 
@@ -142,6 +143,7 @@ pub fn to_json(graph: &Graph) -> Json {
             "contents_section": i.contents_section,
             "predicates": i.predicates.as_ref().map(|(m, b)| json!({"max": m, "block": b.iter().map(|x| format!("{x:02x}")).collect::<String>()})),
             "class_names": i.class_names,
+            "exports": i.exports.iter().map(|(o, n)| json!({"object": o.0, "name": n})).collect::<Vec<_>>(),
         },
         "root": graph.root.0,
         "capacity_flags": flags,
@@ -221,8 +223,18 @@ pub fn from_json(doc: &Json, schema: &Schema) -> Result<Graph> {
             .get("class_names")
             .filter(|v| !is_null(v))
             .and_then(strings),
-        exports: Vec::new(),
-        imports_raw: Vec::new(),
+        exports: f
+            .get("exports")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                Ok((
+                    ObjectId(uint(e, "object")? as u32),
+                    get(e, "name")?.as_str().unwrap_or("").to_string(),
+                ))
+            })
+            .collect::<Result<_>>()?,
     };
     let mut layouts = Layouts::new(schema, layout);
     let mut objects = Vec::new();
@@ -304,6 +316,9 @@ fn ptr_from(v: &Json) -> Result<Option<Ptr>> {
     }
     if let Some(id) = v.as_u64() {
         return Ok(Some(Ptr::Object(ObjectId(id as u32))));
+    }
+    if let Some(name) = v.get("import").and_then(Json::as_str) {
+        return Ok(Some(Ptr::Import(name.to_string())));
     }
     let object = ObjectId(uint(v, "object")? as u32);
     let path = parse_path(get(v, "path")?.as_str().unwrap_or(""))

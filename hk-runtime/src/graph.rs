@@ -34,6 +34,8 @@ pub enum Ptr {
         /// The path from the object to the target.
         path: Vec<Seg>,
     },
+    /// An object of another file, by the name that file exports it under.
+    Import(String),
 }
 
 /// A member value.
@@ -149,11 +151,8 @@ pub struct FileInfo {
     /// (the four reflection classes, then each class in the order of its first object).
     /// Havok 5.5 lists every class its writer registered, in its own hash order.
     pub class_names: Option<Vec<String>>,
-    /// Exports: `(object, name)`.
+    /// Objects other files may import, by name.
     pub exports: Vec<(ObjectId, String)>,
-    /// Imports: `(pointer slot owner, member path, name)` are not modelled; their raw
-    /// entries are kept per section.
-    pub imports_raw: Vec<Vec<u8>>,
 }
 
 /// An object graph.
@@ -202,7 +201,7 @@ impl Graph {
         let fix = |p: &mut Option<Ptr>| {
             let target = match p {
                 Some(Ptr::Object(t)) | Some(Ptr::Into { object: t, .. }) => t,
-                None => return,
+                Some(Ptr::Import(_)) | None => return,
             };
             if *target == id {
                 *p = None;
@@ -217,6 +216,12 @@ impl Graph {
         }
         if self.root.0 > id.0 {
             self.root.0 -= 1;
+        }
+        self.info.exports.retain(|(o, _)| *o != id);
+        for (o, _) in &mut self.info.exports {
+            if o.0 > id.0 {
+                o.0 -= 1;
+            }
         }
         self.capacity_flags = std::mem::take(&mut self.capacity_flags)
             .into_iter()

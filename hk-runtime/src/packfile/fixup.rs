@@ -123,3 +123,31 @@ pub fn virtual_(b: &Bytes<'_>, s: &Section) -> Result<Vec<VirtualFixup>> {
         })
         .collect())
 }
+
+/// An export or import table: `{u32 offset, NUL-terminated name}` records, each padded to
+/// 4 bytes, up to the table's end or a 0xFFFFFFFF word. No corpus file has one; this is the
+/// record shape Havok's loaders read (unverified here).
+///
+/// # Errors
+/// A name that runs past its table.
+pub fn named(b: &Bytes<'_>, s: &Section, from: u32, to: u32) -> Result<Vec<(u32, String)>> {
+    let mut out = Vec::new();
+    let mut o = s.abs(from);
+    let end = s.abs(to);
+    while o + 4 <= end {
+        let offset = b.u32(o)?;
+        if offset == END {
+            break;
+        }
+        let name = b.cstr(o + 4)?;
+        let next = o + 4 + name.len() as u64 + 1;
+        if next > end {
+            return Err(
+                Error::invalid(o, "export/import name runs past its table").in_(s.tag.clone())
+            );
+        }
+        out.push((offset, name.to_string()));
+        o = next.div_ceil(4) * 4;
+    }
+    Ok(out)
+}

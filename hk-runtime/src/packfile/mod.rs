@@ -52,6 +52,10 @@ pub struct Packfile<'a> {
     bytes: Bytes<'a>,
     pointers: HashMap<Loc, Loc>,
     objects: Vec<(Loc, u32)>,
+    /// Exported objects by name.
+    pub exports: Vec<(Loc, String)>,
+    /// Pointer slots that name an object of another file.
+    pub imports: HashMap<Loc, String>,
 }
 
 impl<'a> Packfile<'a> {
@@ -80,6 +84,8 @@ impl<'a> Packfile<'a> {
             bytes,
             pointers: HashMap::new(),
             objects: Vec::new(),
+            exports: Vec::new(),
+            imports: HashMap::new(),
         };
         pf.class_names = pf.read_class_names()?;
         for s in &pf.sections {
@@ -124,6 +130,24 @@ impl<'a> Packfile<'a> {
                     },
                     f.class_name,
                 ));
+            }
+            for (offset, name) in fixup::named(&bytes, s, s.exports, s.imports)? {
+                pf.exports.push((
+                    Loc {
+                        section: idx,
+                        offset,
+                    },
+                    name,
+                ));
+            }
+            for (offset, name) in fixup::named(&bytes, s, s.imports, s.end)? {
+                pf.imports.insert(
+                    Loc {
+                        section: idx,
+                        offset,
+                    },
+                    name,
+                );
             }
         }
         Ok(pf)

@@ -75,6 +75,7 @@ pub fn read(
         interior: Vec::new(),
         current: ObjectId(0),
         capacity_flags: Default::default(),
+        imported: HashSet::new(),
     };
     let mut out = Vec::with_capacity(objects.len());
     for (i, (loc, class)) in objects.iter().enumerate() {
@@ -106,6 +107,12 @@ pub fn read(
         .get(&root_loc)
         .ok_or_else(|| Error::invalid(0x1C, "the header's contents offset names no object"))?;
     let mut info = file_info(pf);
+    for (loc, name) in &pf.exports {
+        let id = d.ids.get(loc).ok_or_else(|| {
+            Error::invalid(pf.abs(*loc), format!("export `{name}` names no object"))
+        })?;
+        info.exports.push((*id, name.clone()));
+    }
     let mut default_names: Vec<&str> = crate::metadata::REFLECTION_CLASSES.to_vec();
     for (_, c) in &objects {
         if !default_names.contains(&c.as_str()) {
@@ -153,7 +160,6 @@ fn file_info(pf: &Packfile<'_>) -> FileInfo {
         }),
         class_names: None,
         exports: Vec::new(),
-        imports_raw: Vec::new(),
     }
 }
 
@@ -178,6 +184,7 @@ struct Decoder<'p, 's, 'a> {
     interior: Vec<(ObjectId, Vec<Seg>, Loc, u64)>,
     current: ObjectId,
     capacity_flags: std::collections::BTreeMap<(ObjectId, Vec<Seg>), u32>,
+    imported: HashSet<Loc>,
 }
 
 fn path_text(path: &[Seg]) -> String {
@@ -303,6 +310,18 @@ impl Decoder<'_, '_, '_> {
     }
 
     fn pointer(&mut self, at: Loc, path: &[Seg]) -> Result<Option<Ptr>> {
+        if let Some(name) = self.pf.imports.get(&at) {
+            self.cover(at, self.pf.rules().ptr())?;
+            if self.pf.resolve(at).is_some() {
+                self.violation(
+                    self.pf.abs(at),
+                    &path_text(path),
+                    "pointer slot is both imported and fixed up",
+                )?;
+            }
+            self.imported.insert(at);
+            return Ok(Some(Ptr::Import(name.clone())));
+        }
         let Some(t) = self.slot_word(at, path)? else {
             return Ok(None);
         };
@@ -675,15 +694,20 @@ impl Decoder<'_, '_, '_> {
         for m in misaligned {
             self.violation(self.pf.abs(m), "", "fixup source is not 4-byte aligned")?;
         }
-        for s in &self.pf.sections {
-            if s.imports > s.exports || s.end > s.imports {
-                let at = s.abs(s.exports);
-                self.violation(
-                    at,
-                    &s.tag,
-                    "export and import tables are not read yet; their entries would be lost",
-                )?;
-            }
+        let mut unused: Vec<Loc> = self
+            .pf
+            .imports
+            .keys()
+            .filter(|l| !self.imported.contains(l))
+            .copied()
+            .collect();
+        unused.sort();
+        for u in unused {
+            self.violation(
+                self.pf.abs(u),
+                "",
+                "import names a slot that is no pointer member",
+            )?;
         }
         let mut strays: Vec<Loc> = self
             .pf

@@ -35,6 +35,7 @@ struct SectionOut {
     global: Vec<(u32, Target)>,
     virtual_: Vec<(u32, String)>,
     erased: usize,
+    imports: Vec<(u32, String)>,
 }
 
 struct Writer<'g, 's> {
@@ -396,6 +397,7 @@ impl<'g> Writer<'g, '_> {
                     Ptr::Into { object, path } => {
                         out.global.push((at, Target::Into(*object, path.clone())))
                     }
+                    Ptr::Import(name) => out.imports.push((at, name.clone())),
                 },
             }
         }
@@ -618,6 +620,20 @@ impl<'g> Writer<'g, '_> {
 }
 
 impl Writer<'_, '_> {
+    /// An export or import table: `{u32 offset, name, NUL}` records padded to 4, the table
+    /// padded with 0xFF to 16 (see [`super::fixup::named`]).
+    fn named_table<'n>(&self, out: &mut Vec<u8>, entries: impl Iterator<Item = (u32, &'n str)>) {
+        let mut word = [0u8; 4];
+        for (offset, name) in entries {
+            self.put_u32(&mut word, offset);
+            out.extend_from_slice(&word);
+            out.extend_from_slice(name.as_bytes());
+            out.push(0);
+            pad_to(out, 4, 0);
+        }
+        pad_to(out, 16, 0xFF);
+    }
+
     /// Header, section headers, section data and fixup tables.
     fn assemble(
         &self,
@@ -687,9 +703,23 @@ impl Writer<'_, '_> {
                 }
             }
             pad_to(&mut out, 16, 0xFF);
+            let exports = out.len() as u32 - start;
+            let mut exp: Vec<(u32, &str)> = info
+                .exports
+                .iter()
+                .filter_map(|(id, name)| {
+                    self.placed
+                        .get(id)
+                        .filter(|(sec, _)| *sec == si as u32)
+                        .map(|(_, off)| (*off, name.as_str()))
+                })
+                .collect();
+            exp.sort();
+            self.named_table(&mut out, exp.into_iter());
+            let imports = out.len() as u32 - start;
+            self.named_table(&mut out, s.imports.iter().map(|(a, n)| (*a, n.as_str())));
             let end = out.len() as u32 - start;
-            let _ = si;
-            headers.push((start, local, global, virt, end));
+            headers.push((start, local, global, virt, exports, imports, end));
         }
         // File header.
         out[..8].copy_from_slice(&MAGIC);
@@ -739,14 +769,16 @@ impl Writer<'_, '_> {
         out[0x40..0x40 + block.len()].copy_from_slice(&block);
         // Section headers.
         let first = HEADER_SIZE as usize + pred_len;
-        for (i, (start, local, global, virt, end)) in headers.into_iter().enumerate() {
+        for (i, (start, local, global, virt, exports, imports, end)) in
+            headers.into_iter().enumerate()
+        {
             let h = first + i * sh_size;
             let tag = info.sections[i].as_bytes();
             let n = tag.len().min(19);
             out[h..h + 19].fill(0);
             out[h..h + n].copy_from_slice(&tag[..n]);
             out[h + 0x13] = 0xFF;
-            for (k, v) in [start, local, global, virt, end, end, end]
+            for (k, v) in [start, local, global, virt, exports, imports, end]
                 .into_iter()
                 .enumerate()
             {
