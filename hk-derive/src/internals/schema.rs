@@ -10,8 +10,14 @@ use super::ctxt::Ctxt;
 
 /// Loads the folder `path` (relative to the calling crate's manifest) or records why not.
 pub fn load(cx: &Ctxt, path: &LitStr) -> Option<(PathBuf, Schema)> {
-    let base = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
-    let dir = PathBuf::from(base).join(path.value());
+    let base = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
+    // Relative to the calling crate's manifest, else to the nearest ancestor that has it
+    // (a workspace root, or the project trybuild compiles UI tests in).
+    let dir = base
+        .ancestors()
+        .map(|a| a.join(path.value()))
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| base.join(path.value()));
     if !dir.is_dir() {
         cx.error(
             path.span(),
