@@ -1,10 +1,12 @@
 //! `hk`: the command line of the hk Havok toolkit.
 
 mod cmd;
+mod gen;
 mod import;
 mod out;
 mod schemas;
 
+use crate::out::outln;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -64,6 +66,15 @@ enum Command {
         #[arg(short, long)]
         out: std::path::PathBuf,
     },
+    /// Generate code.
+    #[command(subcommand)]
+    Gen(GenCmd),
+    /// Write the small sample files hk makes itself from schemas.
+    Sample {
+        /// Output folder.
+        #[arg(long, default_value = "samples")]
+        out: std::path::PathBuf,
+    },
     /// Measure read+decode and write throughput and peak memory.
     Bench {
         /// Files or folders.
@@ -82,6 +93,61 @@ enum Command {
     },
 }
 
+#[derive(Debug, Subcommand)]
+enum GenCmd {
+    /// A standalone crate of typed classes for a game profile (games/*.toml).
+    Crate {
+        /// Profile name (games/NAME.toml) or path to a profile file.
+        #[arg(long)]
+        game: String,
+        /// Output folder.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Schema folder to use instead of the profile's generation.
+        #[arg(long)]
+        schema: Option<std::path::PathBuf>,
+        /// Folder holding the hk crates the generated crate depends on (default: this
+        /// checkout).
+        #[arg(long)]
+        hk_path: Option<std::path::PathBuf>,
+    },
+}
+
+fn gen_crate(
+    game: &str,
+    out: &std::path::Path,
+    schema: Option<&std::path::Path>,
+    hk_path: Option<&std::path::Path>,
+    roots: &schemas::Roots,
+) -> Result<ExitCode, String> {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let here = here.canonicalize().unwrap_or(here);
+    let profile = gen::Profile::load(&here.join("games"), game)?;
+    let dir = match schema {
+        Some(d) => d.to_path_buf(),
+        None => roots.dir().join(&profile.generation),
+    };
+    if !dir.join("generation.toml").is_file() {
+        return Err(match &profile.pending {
+            Some(p) => format!("profile `{}` cannot be generated yet: {p}", profile.name),
+            None => format!("schema folder {} does not exist", dir.display()),
+        });
+    }
+    let schema = schemas::load(&dir)?;
+    let hk_root = hk_path.map(std::path::Path::to_path_buf).unwrap_or(here);
+    let g = gen::generate(&profile, &schema, out, &hk_root)?;
+    outln!(
+        "{}: {} classes ({} roots and their closure), {} enums, from {} -> {}",
+        g.crate_name,
+        g.classes,
+        profile.roots.len(),
+        g.enums,
+        dir.display(),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let roots = schemas::Roots::new(cli.schemas);
@@ -96,6 +162,13 @@ fn main() -> ExitCode {
         } => cmd::file::dump_cmd(&file, format, out.as_deref(), lenient, &roots),
         Command::Build { dump, out } => cmd::file::build(&dump, &out, &roots),
         Command::Diff { a, b } => cmd::file::diff(&a, &b, &roots),
+        Command::Gen(GenCmd::Crate {
+            game,
+            out,
+            schema,
+            hk_path,
+        }) => gen_crate(&game, &out, schema.as_deref(), hk_path.as_deref(), &roots),
+        Command::Sample { out } => cmd::sample::run(&out, &roots),
         Command::Bench { paths, rounds } => cmd::bench::run(&paths, rounds, &roots),
         Command::Roundtrip {
             paths,

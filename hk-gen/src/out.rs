@@ -1,4 +1,4 @@
-//! Printing that ends quietly when the reader of stdout goes away (`hk dump | head`).
+//! Printing that ends quietly when the reader of stdout goes away (`hk info | head`).
 
 use std::io::Write;
 
@@ -9,3 +9,11 @@ pub fn print(text: &str) {
         std::process::exit(0);
     }
 }
+
+/// `println!` that exits quietly on a closed stdout.
+macro_rules! outln {
+    ($($t:tt)*) => {
+        $crate::out::print(&format!($($t)*))
+    };
+}
+pub(crate) use outln;

@@ -139,3 +139,33 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(code, 2);
     assert!(err.contains("generation.toml"), "{err}");
 }
+
+#[test]
+fn samples_are_reproducible_and_read_back_strictly() {
+    // The committed samples are what `hk sample` writes; refresh them only with HK_BLESS=1.
+    let out = std::env::temp_dir().join(format!("hk-cli-samples-{}", std::process::id()));
+    let (code, text, err) = hk(&["sample", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let committed = root().join("samples");
+    let mut n = 0;
+    for e in std::fs::read_dir(&out).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap();
+        let fresh = std::fs::read(&p).unwrap();
+        if std::env::var("HK_BLESS").is_ok_and(|v| v == "1") {
+            std::fs::write(committed.join(name), &fresh).unwrap();
+        }
+        let old = std::fs::read(committed.join(name)).unwrap_or_default();
+        assert_eq!(
+            fresh,
+            old,
+            "{}: differs from the committed sample (HK_BLESS=1 refreshes)",
+            name.to_string_lossy()
+        );
+        n += 1;
+    }
+    assert!(n >= 2);
+    let (code, text, _) = hk(&["roundtrip", committed.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains(&format!("{n}/{n} byte-identical")), "{text}");
+}

@@ -52,6 +52,11 @@ fn path_text(path: &[Seg]) -> String {
     s
 }
 
+/// Parses a member path such as `bones[2].name`.
+pub fn parse_member_path(text: &str) -> Option<Vec<Seg>> {
+    parse_path(text)
+}
+
 fn parse_path(text: &str) -> Option<Vec<Seg>> {
     let mut out = Vec::new();
     for part in text.split('.') {

@@ -255,3 +255,85 @@ fn visit_ptrs(v: &mut Value, f: &impl Fn(&mut Option<Ptr>)) {
         _ => {}
     }
 }
+
+impl Object {
+    /// An object of `class` with every member at its zero value (null pointers and strings,
+    /// empty arrays), as laid out by `schema`.
+    ///
+    /// # Errors
+    /// A class or member class the schema lacks.
+    pub fn new_default(schema: &crate::Schema, class: &str, section: u32) -> crate::Result<Object> {
+        Ok(Object {
+            class: class.to_string(),
+            section,
+            fields: default_fields(schema, class)?,
+        })
+    }
+
+    /// Sets the member at dotted `path` (`collidable.shape`, `bones[2].name`).
+    ///
+    /// # Errors
+    /// A path that names no member of this object.
+    pub fn set(&mut self, path: &str, value: Value) -> crate::Result<()> {
+        let segs = crate::dump::parse_member_path(path)
+            .ok_or_else(|| crate::Error::invalid(0, format!("bad member path `{path}`")))?;
+        let slot =
+            crate::packfile::read::value_at_mut(&mut self.fields, &segs).ok_or_else(|| {
+                crate::Error::invalid(0, format!("`{}` has no member `{path}`", self.class))
+            })?;
+        *slot = value;
+        Ok(())
+    }
+}
+
+/// Zero values for every member of `class` and its ancestors.
+///
+/// # Errors
+/// A class or member class the schema lacks.
+pub fn default_fields(schema: &crate::Schema, class: &str) -> crate::Result<Vec<Field>> {
+    use crate::types::TypeKind as T;
+    fn value(schema: &crate::Schema, ty: T, class: Option<&str>) -> crate::Result<Value> {
+        Ok(match ty {
+            T::Void | T::Zero => Value::None,
+            T::Bool => Value::Bool(0),
+            T::Char | T::Int8 | T::Int16 | T::Int32 | T::Int64 => Value::Int(0),
+            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 | T::ULong | T::Enum | T::Flags => {
+                Value::UInt(0)
+            }
+            T::Real => Value::Real(0.0),
+            T::Half => Value::Half(0),
+            T::Vector4 | T::Quaternion => Value::Floats(vec![0.0; 4]),
+            T::Matrix3 | T::Rotation | T::QsTransform => Value::Floats(vec![0.0; 12]),
+            T::Matrix4 | T::Transform => Value::Floats(vec![0.0; 16]),
+            T::Pointer | T::FunctionPointer => Value::Pointer(None),
+            T::CString | T::StringPtr => Value::String(None),
+            T::Variant => Value::Variant {
+                object: None,
+                class: None,
+            },
+            T::Array | T::SimpleArray | T::RelArray | T::InplaceArray | T::HomogeneousArray => {
+                Value::Array(Vec::new())
+            }
+            T::Struct => Value::Struct(default_fields(
+                schema,
+                class.ok_or_else(|| crate::Error::schema("struct member names no class"))?,
+            )?),
+        })
+    }
+    let mut out = Vec::new();
+    for c in schema.chain(class)?.into_iter().rev() {
+        for m in &c.members {
+            let v = if m.array_size > 0 {
+                Value::CArray(
+                    (0..m.array_size)
+                        .map(|_| value(schema, m.ty, m.class.as_deref()))
+                        .collect::<crate::Result<_>>()?,
+                )
+            } else {
+                value(schema, m.ty, m.class.as_deref())?
+            };
+            out.push(Field::new(m.name.clone(), v));
+        }
+    }
+    Ok(out)
+}

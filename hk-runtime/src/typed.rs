@@ -311,3 +311,23 @@ pub fn field<T: Member>(fields: &[Field], class: &str, name: &str) -> Result<T> 
     })?;
     T::from_value(&f.value).map_err(|e| e.in_member(class, name))
 }
+
+/// A member with no typed Rust form yet (`homogeneousarray`, `inplacearray`): the graph
+/// value as it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Raw(pub Value);
+
+impl Default for Raw {
+    fn default() -> Self {
+        Raw(Value::None)
+    }
+}
+
+impl Member for Raw {
+    fn from_value(v: &Value) -> Result<Self> {
+        Ok(Raw(v.clone()))
+    }
+    fn to_value(&self) -> Value {
+        self.0.clone()
+    }
+}

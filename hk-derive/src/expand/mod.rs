@@ -72,11 +72,56 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
     let class_names: Vec<&str> = closure.iter().map(|c| c.name.as_str()).collect();
     let files = schema::files(&dir, &schema);
     let generation = schema.generation.name.as_str();
+    let gen_file = files[0].clone();
+    let class_files = &files[1..];
+    let class_labels: Vec<String> = class_files
+        .iter()
+        .map(|f| {
+            std::path::Path::new(f)
+                .strip_prefix(&dir)
+                .map_or(f.clone(), |p| p.display().to_string())
+        })
+        .collect();
     Some(quote! {
         #(const _: &[u8] = ::core::include_bytes!(#files);)*
         /// The schema generation these classes come from.
         pub const GENERATION: &str = #generation;
         #(#items)*
+        /// The schema these classes were generated from, embedded at compile time.
+        ///
+        /// # Errors
+        /// Never for a schema that compiled; kept fallible like every schema load.
+        pub fn runtime_schema() -> ::hk_runtime::Result<::hk_runtime::Schema> {
+            ::hk_runtime::Schema::parse(
+                (::std::path::Path::new("generation.toml"), ::core::include_str!(#gen_file)),
+                &[#((<::std::path::PathBuf as ::core::convert::From<&str>>::from(#class_labels), <::std::string::String as ::core::convert::From<&str>>::from(::core::include_str!(#class_files)))),*],
+            )
+            .map_err(|d| ::hk_runtime::Error::schema(::std::format!("{}", d)))
+        }
+        /// Reads a packfile and converts every object to its generated class.
+        ///
+        /// # Errors
+        /// A malformed file, or an object of a class not generated here.
+        pub fn read_packfile(bytes: &[u8]) -> ::hk_runtime::Result<(::hk_runtime::graph::Graph, ::std::vec::Vec<AnyObject>)> {
+            let schema = runtime_schema()?;
+            let pf = ::hk_runtime::packfile::Packfile::parse(bytes)?;
+            let (graph, _) = ::hk_runtime::packfile::read::read(&pf, &schema, ::core::default::Default::default())?;
+            let typed = ::core::iter::Iterator::collect::<::hk_runtime::Result<::std::vec::Vec<_>>>(::core::iter::Iterator::map(graph.objects.iter(), AnyObject::from_object))?;
+            ::core::result::Result::Ok((graph, typed))
+        }
+        /// Reads a packfile, takes every object through its generated class and back, and
+        /// writes the file again.
+        ///
+        /// # Errors
+        /// As [`read_packfile`], or a value the writer cannot place.
+        pub fn typed_roundtrip(bytes: &[u8]) -> ::hk_runtime::Result<::std::vec::Vec<u8>> {
+            let schema = runtime_schema()?;
+            let (mut graph, typed) = read_packfile(bytes)?;
+            for (o, t) in ::core::iter::Iterator::zip(graph.objects.iter_mut(), typed) {
+                o.fields = t.to_fields();
+            }
+            ::hk_runtime::packfile::write::write(&graph, &schema)
+        }
         /// An object of any generated class.
         #[derive(Clone, Debug, PartialEq)]
         #[allow(clippy::large_enum_variant)]

@@ -79,9 +79,7 @@ fn leaf(
             let inner = leaf(schema, owner, m, subtype, TypeKind::Void, known)?;
             quote!(::std::vec::Vec<#inner>)
         }
-        TypeKind::InplaceArray | TypeKind::HomogeneousArray => {
-            return Err(format!("member type `{ty}` has no typed Rust form yet"))
-        }
+        TypeKind::InplaceArray | TypeKind::HomogeneousArray => quote!(#rt::Raw),
     })
 }
 

@@ -1,5 +1,6 @@
 //! `hk bench`: read+decode and write throughput over a set of files, and peak memory.
 
+use crate::out::outln;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -67,19 +68,19 @@ pub fn run(paths: &[PathBuf], rounds: u32, roots: &Roots) -> Result<ExitCode, St
     skipped.sort();
     skipped.dedup();
     let mb = total as f64 * f64::from(rounds.max(1)) / 1e6;
-    println!(
+    outln!(
         "{} files, {:.1} MB, {} round(s), single thread",
         plan.len(),
         total as f64 / 1e6,
         rounds.max(1)
     );
-    println!("read+decode: {:.1} MB/s", mb / t_read.as_secs_f64());
-    println!("write:       {:.1} MB/s", mb / t_write.as_secs_f64());
+    outln!("read+decode: {:.1} MB/s", mb / t_read.as_secs_f64());
+    outln!("write:       {:.1} MB/s", mb / t_write.as_secs_f64());
     if let Some(k) = peak_kib() {
-        println!("peak memory: {:.1} MiB", k as f64 / 1024.0);
+        outln!("peak memory: {:.1} MiB", k as f64 / 1024.0);
     }
     for s in skipped {
-        println!("skipped (does not read): {}", s.display());
+        outln!("skipped (does not read): {}", s.display());
     }
     Ok(ExitCode::SUCCESS)
 }

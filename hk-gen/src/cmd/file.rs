@@ -1,5 +1,6 @@
 //! `hk info`, `hk dump`, `hk build` and `hk diff`.
 
+use crate::out::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -58,21 +59,23 @@ pub fn info(file: &Path, roots: &Roots) -> Result<ExitCode, String> {
     let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     let pf = Packfile::parse(&data).map_err(|e| e.in_file(file).to_string())?;
     let h = &pf.header;
-    println!("{}", file.display());
-    println!(
+    outln!("{}", file.display());
+    outln!(
         "  packfile version {} \"{}\", {}",
         h.file_version,
         h.contents_version(),
         h.layout
     );
-    println!(
+    outln!(
         "  user tag {}, root at section {} +0x{:X}",
-        h.user_tag, h.contents_section, h.contents_offset
+        h.user_tag,
+        h.contents_section,
+        h.contents_offset
     );
     for s in &pf.sections {
         let local = s.global_fixups - s.local_fixups;
         let global = s.virtual_fixups - s.global_fixups;
-        println!(
+        outln!(
             "  section {} {:<15} at 0x{:06X}: {} data bytes, fixup tables {} / {} / {} bytes",
             s.index,
             s.tag,
@@ -90,16 +93,16 @@ pub fn info(file: &Path, roots: &Roots) -> Result<ExitCode, String> {
             None => counts.push((c.to_string(), 1)),
         }
     }
-    println!("  classes (stored signature, objects):");
+    outln!("  classes (stored signature, objects):");
     for cn in &pf.class_names {
         let n = counts
             .iter()
             .find(|(c, _)| *c == cn.name)
             .map_or(0, |c| c.1);
-        println!("    {:<48} 0x{:08X} {n}", cn.name, cn.signature);
+        outln!("    {:<48} 0x{:08X} {n}", cn.name, cn.signature);
     }
     if let Some(dir) = roots.for_packfile(h) {
-        println!("  schema: {}", dir.display());
+        outln!("  schema: {}", dir.display());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -185,7 +188,7 @@ pub fn build(dump_path: &Path, out: &Path, roots: &Roots) -> Result<ExitCode, St
     let graph = dump::from_json(&doc, &schema).map_err(|e| e.in_file(dump_path).to_string())?;
     let bytes = write(&graph, &schema).map_err(|e| e.to_string())?;
     std::fs::write(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
-    println!(
+    outln!(
         "wrote {} ({} bytes, {} objects)",
         out.display(),
         bytes.len(),
@@ -224,12 +227,12 @@ pub fn diff(a: &Path, b: &Path, roots: &Roots) -> Result<ExitCode, String> {
         }
     }
     for l in lines.iter().take(200) {
-        println!("{l}");
+        outln!("{l}");
     }
     if lines.len() > 200 {
-        println!("... and {} more", lines.len() - 200);
+        outln!("... and {} more", lines.len() - 200);
     }
-    println!("{} difference(s)", lines.len());
+    outln!("{} difference(s)", lines.len());
     Ok(if lines.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -3,4 +3,5 @@
 pub mod bench;
 pub mod file;
 pub mod roundtrip;
+pub mod sample;
 pub mod schema;

@@ -1,5 +1,6 @@
 //! `hk roundtrip`: read files into the object graph, write them back, compare bytes.
 
+use crate::out::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -143,19 +144,19 @@ pub fn run(
                 offset,
                 owner,
                 lengths,
-            } => println!(
+            } => outln!(
                 "{}: differs at 0x{offset:X} ({owner}); {} bytes in, {} out",
                 f.display(),
                 lengths.0,
                 lengths.1
             ),
-            Outcome::Failed(e) => println!("{}: {e}", f.display()),
+            Outcome::Failed(e) => outln!("{}: {e}", f.display()),
         }
         if let (Some(o), Some(b)) = (out, bytes) {
             std::fs::write(o, b).map_err(|e| format!("{}: {e}", o.display()))?;
         }
     }
-    println!("{identical}/{} byte-identical", results.len());
+    outln!("{identical}/{} byte-identical", results.len());
     Ok(if identical == results.len() {
         ExitCode::SUCCESS
     } else {

@@ -1,5 +1,6 @@
 //! `hk schema ...`: signatures, checks, extraction and import of schema folders.
 
+use crate::out::outln;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -146,7 +147,7 @@ pub fn run(cmd: SchemaCmd, roots: &Roots) -> Result<ExitCode, String> {
                     }
                 }
             }
-            println!(
+            outln!(
                 "wrote {} classes to {}; layout reproduces {ok}/{total} stated offsets and sizes",
                 schema.classes().len(),
                 out.display()
@@ -175,7 +176,7 @@ fn signatures(dir: &Path) -> Result<ExitCode, String> {
                 line.push_str(&format!(" MISMATCH (schema states 0x{exp:08X})"));
             }
         }
-        println!("{line}");
+        outln!("{line}");
     }
     if bad > 0 {
         eprintln!("{bad} class(es) do not reproduce the signature their schema states");
@@ -192,7 +193,7 @@ fn verify(dirs: &[PathBuf]) -> Result<ExitCode, String> {
         let bad_layout: Vec<_> = layout.iter().filter(|r| !r.verdict.ok()).collect();
         let bad_sigs: Vec<_> = sigs.iter().filter(|r| !r.verdict.ok()).collect();
         let pinned = sigs.iter().filter(|r| r.verdict == Verdict::Pinned).count();
-        println!(
+        outln!(
             "{}: {} classes; offsets and sizes {}/{}; signatures {}/{} ({pinned} pinned)",
             dir.display(),
             schema.classes().len(),
@@ -202,7 +203,7 @@ fn verify(dirs: &[PathBuf]) -> Result<ExitCode, String> {
             sigs.len()
         );
         for r in &bad_layout {
-            println!(
+            outln!(
                 "  {}{}: states 0x{:X}, layout gives {}",
                 r.class,
                 r.member
@@ -214,7 +215,7 @@ fn verify(dirs: &[PathBuf]) -> Result<ExitCode, String> {
             );
         }
         for r in &bad_sigs {
-            println!(
+            outln!(
                 "  {}: states 0x{:08X}, computes {}",
                 r.class,
                 r.stored,
@@ -258,11 +259,15 @@ fn layout(dir: &Path, class: &str, rules: Option<&str>) -> Result<ExitCode, Stri
     };
     let mut layouts = Layouts::new(&schema, rules);
     let size = layouts.class(class).map_err(|e| e.to_string())?.size;
-    println!("{class} ({rules}): size 0x{size:X}");
+    outln!("{class} ({rules}): size 0x{size:X}");
     for &(owner, m, l) in layouts.flattened(class).map_err(|e| e.to_string())?.iter() {
-        println!(
+        outln!(
             "  0x{:04X} {:>5} {}.{} : {}",
-            l.offset, l.size, owner.name, m.name, m.ty
+            l.offset,
+            l.size,
+            owner.name,
+            m.name,
+            m.ty
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -306,7 +311,7 @@ fn extract(
             )
         })?;
     schema.to_folder(out).map_err(|e| e.to_string())?;
-    println!(
+    outln!(
         "{}: wrote {} classes ({} {}, reflection classes from {}) to {}",
         file.display(),
         schema.classes().len(),
@@ -361,7 +366,7 @@ fn check_files(
         }
     }
     if files.len() > 1 {
-        println!(
+        outln!(
             "{}/{} files agree with their schema",
             files.len() - failed,
             files.len()
@@ -390,7 +395,7 @@ fn print_report(file: &Path, dir: &Path, pf: &Packfile<'_>, r: &Report, quiet: b
     let (size_ok, size_n) = count(&sizes, |x| x.verdict.ok());
     let (off_ok, off_n) = count(&offs, |x| x.verdict.ok());
     let s = &r.slots;
-    println!(
+    outln!(
         "{} [{} {}] vs {}: signatures {sig_ok}/{sig_n}{}; metadata sizes {size_ok}/{size_n}, offsets {off_ok}/{off_n}; pointer fixups on slots {}/{}, bodies {}/{} → {}",
         file.display(),
         pf.header.contents_version(),
@@ -406,13 +411,16 @@ fn print_report(file: &Path, dir: &Path, pf: &Packfile<'_>, r: &Report, quiet: b
     if quiet {
         return;
     }
-    println!(
+    outln!(
         "  {:<48} {:>10} {:>10} {:>10}  verdict",
-        "class", "stored", "computed", "pinned"
+        "class",
+        "stored",
+        "computed",
+        "pinned"
     );
     for row in &r.signatures {
         let hex = |v: Option<u32>| v.map_or("-".to_string(), |v| format!("0x{v:08X}"));
-        println!(
+        outln!(
             "  {:<48} 0x{:08X} {:>10} {:>10}  {}",
             row.class,
             row.stored,
@@ -423,13 +431,13 @@ fn print_report(file: &Path, dir: &Path, pf: &Packfile<'_>, r: &Report, quiet: b
     }
     let bad: Vec<_> = r.layout.iter().filter(|x| !x.verdict.ok()).collect();
     if !r.layout.is_empty() {
-        println!(
+        outln!(
             "  metadata: {} rows, {} disagree",
             r.layout.len(),
             bad.len()
         );
         for row in bad {
-            println!(
+            outln!(
                 "    {}{}: stored 0x{:X}, computed {}  {}",
                 row.class,
                 row.member
@@ -443,12 +451,12 @@ fn print_report(file: &Path, dir: &Path, pf: &Packfile<'_>, r: &Report, quiet: b
         }
     }
     for (off, owner) in s.strays.iter().take(20) {
-        println!("  fixup at __data__+0x{off:X} (object {owner}) is on no pointer member");
+        outln!("  fixup at __data__+0x{off:X} (object {owner}) is on no pointer member");
     }
     if !s.unknown_objects.is_empty() {
         let mut u = s.unknown_objects.clone();
         u.sort();
         u.dedup();
-        println!("  objects of classes the schema lacks: {}", u.join(", "));
+        outln!("  objects of classes the schema lacks: {}", u.join(", "));
     }
 }

@@ -345,22 +345,52 @@ impl Schema {
             }
         };
         files.sort();
+        let mut texts = Vec::new();
+        for path in files {
+            match std::fs::read_to_string(&path) {
+                Ok(t) => texts.push((path, t)),
+                Err(e) => diags.push(Diagnostic {
+                    file: path.clone(),
+                    line: 0,
+                    column: 0,
+                    key: String::new(),
+                    message: format!("cannot read: {e}"),
+                }),
+            }
+        }
+        let mut schema = Schema::finish(generation, &texts, diags)?;
+        schema.root = Some(dir.to_path_buf());
+        Ok(schema)
+    }
+
+    /// A schema from texts instead of a folder: `generation.toml`'s text and each class
+    /// file's path and text (what generated crates embed).
+    ///
+    /// # Errors
+    /// Every problem found, with the file, line and key.
+    pub fn parse(
+        generation: (&Path, &str),
+        classes: &[(PathBuf, String)],
+    ) -> Result<Schema, Diagnostics> {
+        let mut diags = Diagnostics::default();
+        let src = Source {
+            path: generation.0,
+            text: generation.1,
+        };
+        let g = src
+            .parse::<RawGeneration>(&mut diags)
+            .and_then(|raw| convert_generation(&src, raw, &mut diags));
+        Schema::finish(g, classes, diags)
+    }
+
+    fn finish(
+        generation: Option<Generation>,
+        texts: &[(PathBuf, String)],
+        mut diags: Diagnostics,
+    ) -> Result<Schema, Diagnostics> {
         let mut classes = Vec::new();
-        for path in &files {
-            let text = match std::fs::read_to_string(path) {
-                Ok(t) => t,
-                Err(e) => {
-                    diags.push(Diagnostic {
-                        file: path.clone(),
-                        line: 0,
-                        column: 0,
-                        key: String::new(),
-                        message: format!("cannot read: {e}"),
-                    });
-                    continue;
-                }
-            };
-            let src = Source { path, text: &text };
+        for (path, text) in texts {
+            let src = Source { path, text };
             if let Some(raw) = src.parse::<RawClass>(&mut diags) {
                 if let Some(c) = convert_class(&src, raw, generation.as_ref(), &mut diags) {
                     classes.push(c);
@@ -371,10 +401,7 @@ impl Schema {
             return Err(diags);
         };
         match Schema::new(generation, classes) {
-            Ok(mut s) if diags.0.is_empty() => {
-                s.root = Some(dir.to_path_buf());
-                Ok(s)
-            }
+            Ok(s) if diags.0.is_empty() => Ok(s),
             Ok(_) => Err(diags),
             Err(more) => {
                 diags.0.extend(more.0);
