@@ -6,10 +6,12 @@
 //!   caller compiles) and `VERSION`, `const fn` sizes and offsets for every `LayoutRules`,
 //!   and an `AnyObject` enum that converts from and to the runtime's object graph.
 //! - `signature!(path = "...", class = "...")` is one class's signature as a `u32` literal.
+//! - `#[derive(HkClass)]` checks a hand-written struct against a schema class.
 //!
 //! Schema errors are compile errors at the macro call that name the schema file, line and
 //! key. The schema path is relative to the calling crate's `CARGO_MANIFEST_DIR`.
 
+mod derive;
 mod expand;
 mod internals;
 
@@ -24,6 +26,17 @@ use internals::ctxt::Ctxt;
 pub fn schema(input: TokenStream) -> TokenStream {
     let args = syn::parse_macro_input!(input as Args);
     expand::schema_macro(args)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Checks a hand-written struct against a schema class and implements `HkClass` for it:
+/// `#[hk(schema = "schemas/havok-7.1", class = "hkpBoxShape")]`. Every member of the class
+/// (and its ancestors) must be a field named in snake case, and every field a member.
+#[proc_macro_derive(HkClass, attributes(hk))]
+pub fn derive_hk_class(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    derive::expand(&input)
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }
