@@ -202,3 +202,114 @@ pub fn generate(
         enums,
     })
 }
+
+/// One profile's line in `hk gen all`'s summary.
+#[derive(Debug)]
+pub struct Outcome {
+    /// Profile name.
+    pub profile: String,
+    /// What happened.
+    pub summary: String,
+    /// Whether everything it tried succeeded.
+    pub ok: bool,
+}
+
+/// Generates every profile under `games`, builds each crate offline and runs its typed
+/// round trip on the profile's samples (and corpus folders, when `corpus` is given).
+pub fn all(
+    games: &Path,
+    schemas_root: &Path,
+    out: &Path,
+    hk_root: &Path,
+    corpus: Option<&Path>,
+) -> Result<Vec<Outcome>, String> {
+    let mut profiles: Vec<PathBuf> = std::fs::read_dir(games)
+        .map_err(|e| format!("{}: {e}", games.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    profiles.sort();
+    let target = out.join("target");
+    let mut outcomes = Vec::new();
+    for p in profiles {
+        let profile = Profile::load(games, &p.to_string_lossy())?;
+        let dir = schemas_root.join(&profile.generation);
+        if !dir.join("generation.toml").is_file() {
+            outcomes.push(Outcome {
+                profile: profile.name.clone(),
+                summary: format!(
+                    "not generated: {}",
+                    profile
+                        .pending
+                        .as_deref()
+                        .unwrap_or("its schema folder is missing")
+                ),
+                ok: profile.pending.is_some(),
+            });
+            continue;
+        }
+        let schema = Schema::load(&dir).map_err(|d| d.to_string())?;
+        let crate_dir = out.join(&profile.name);
+        let g = generate(&profile, &schema, &crate_dir, hk_root)?;
+        let build =
+            std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+                .args(["build", "--offline", "--release", "--quiet"])
+                .current_dir(&crate_dir)
+                .env("CARGO_TARGET_DIR", &target)
+                .output()
+                .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !build.status.success() {
+            outcomes.push(Outcome {
+                profile: profile.name.clone(),
+                summary: format!(
+                    "{} does not build:\n{}",
+                    g.crate_name,
+                    String::from_utf8_lossy(&build.stderr)
+                ),
+                ok: false,
+            });
+            continue;
+        }
+        let mut files: Vec<PathBuf> = std::fs::read_dir(hk_root.join("samples"))
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|f| {
+                f.file_name().is_some_and(|n| {
+                    n.to_string_lossy()
+                        .starts_with(&format!("{}_", profile.name))
+                })
+            })
+            .collect();
+        if let Some(c) = corpus {
+            for folder in &profile.corpus {
+                files.extend(
+                    std::fs::read_dir(c.join(folder))
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|e| e.ok().map(|e| e.path())),
+                );
+            }
+        }
+        files.sort();
+        let bin = target.join("release/roundtrip");
+        let run = std::process::Command::new(&bin)
+            .args(&files)
+            .output()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        let last = String::from_utf8_lossy(&run.stdout)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_string();
+        outcomes.push(Outcome {
+            profile: profile.name.clone(),
+            summary: format!(
+                "{}: {} classes, {} enums; {last}",
+                g.crate_name, g.classes, g.enums
+            ),
+            ok: run.status.success() && !files.is_empty(),
+        });
+    }
+    Ok(outcomes)
+}

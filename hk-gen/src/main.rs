@@ -95,6 +95,13 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum GenCmd {
+    /// Every profile: generate its crate, build it offline, take its samples (and corpus
+    /// files, when $HK_CORPUS or ../shared/corpus exists) through the generated types.
+    All {
+        /// Output folder for the crates and their build.
+        #[arg(long, default_value = "target/hk-games")]
+        out: std::path::PathBuf,
+    },
     /// A standalone crate of typed classes for a game profile (games/*.toml).
     Crate {
         /// Profile name (games/NAME.toml) or path to a profile file.
@@ -148,6 +155,43 @@ fn gen_crate(
     Ok(ExitCode::SUCCESS)
 }
 
+fn gen_all(out: &std::path::Path, roots: &schemas::Roots) -> Result<ExitCode, String> {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let here = here.canonicalize().unwrap_or(here);
+    let corpus = std::env::var_os("HK_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| here.join("../shared/corpus"));
+    let corpus = corpus.join("MANIFEST.tsv").is_file().then_some(corpus);
+    let out = if out.is_absolute() {
+        out.to_path_buf()
+    } else {
+        here.join(out)
+    };
+    outln!(
+        "generating the game crates of {} into {} (first build takes a minute)",
+        here.join("games").display(),
+        out.display()
+    );
+    let outcomes = gen::all(
+        &here.join("games"),
+        roots.dir(),
+        &out,
+        &here,
+        corpus.as_deref(),
+    )?;
+    for o in &outcomes {
+        outln!("{:<16} {}", o.profile, o.summary);
+    }
+    if corpus.is_none() {
+        outln!("(no corpus found: only the bundled samples were read)");
+    }
+    Ok(if outcomes.iter().all(|o| o.ok) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let roots = schemas::Roots::new(cli.schemas);
@@ -162,6 +206,7 @@ fn main() -> ExitCode {
         } => cmd::file::dump_cmd(&file, format, out.as_deref(), lenient, &roots),
         Command::Build { dump, out } => cmd::file::build(&dump, &out, &roots),
         Command::Diff { a, b } => cmd::file::diff(&a, &b, &roots),
+        Command::Gen(GenCmd::All { out }) => gen_all(&out, &roots),
         Command::Gen(GenCmd::Crate {
             game,
             out,

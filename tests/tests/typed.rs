@@ -75,3 +75,125 @@ fn havoklib_710_through_generated_types() {
     );
     assert_eq!(ok, files.len());
 }
+
+mod seed24 {
+    hk_derive::schema!(
+        path = "../schemas/havok-7.1",
+        classes = [
+            "hkClass",
+            "hkClassMember",
+            "hkClassEnum",
+            "hkClassEnumItem",
+            "hkRootLevelContainer",
+            "hkpPhysicsData",
+            "hkpPhysicsSystem",
+            "hkpRigidBody",
+            "hkpMoppBvTreeShape",
+            "hkpMoppCode",
+            "hkpStorageExtendedMeshShape",
+            "hkpStorageExtendedMeshShapeMeshSubpartStorage",
+            "hkpConvexVerticesShape",
+            "hkpConvexVerticesConnectivity",
+            "hkpConvexTranslateShape",
+            "hkpBoxShape",
+            "hkpCylinderShape",
+            "hkpSphereShape",
+            "hkpCapsuleShape",
+            "hkpListShape",
+            "hkpConstraintInstance",
+            "hkpRagdollConstraintData",
+            "hkpLimitedHingeConstraintData",
+            "hkpBreakableConstraintData",
+        ]
+    );
+}
+
+/// Seed 000's 24-entry table against the constants the macro computed at compile time.
+#[test]
+fn compile_time_signatures_of_seed_000_table() {
+    use seed24::*;
+    let got: [(&str, u32); 24] = [
+        (HkClass::NAME, HkClass::SIGNATURE),
+        (HkClassMember::NAME, HkClassMember::SIGNATURE),
+        (HkClassEnum::NAME, HkClassEnum::SIGNATURE),
+        (HkClassEnumItem::NAME, HkClassEnumItem::SIGNATURE),
+        (HkRootLevelContainer::NAME, HkRootLevelContainer::SIGNATURE),
+        (HkpPhysicsData::NAME, HkpPhysicsData::SIGNATURE),
+        (HkpPhysicsSystem::NAME, HkpPhysicsSystem::SIGNATURE),
+        (HkpRigidBody::NAME, HkpRigidBody::SIGNATURE),
+        (HkpMoppBvTreeShape::NAME, HkpMoppBvTreeShape::SIGNATURE),
+        (HkpMoppCode::NAME, HkpMoppCode::SIGNATURE),
+        (
+            HkpStorageExtendedMeshShape::NAME,
+            HkpStorageExtendedMeshShape::SIGNATURE,
+        ),
+        (
+            HkpStorageExtendedMeshShapeMeshSubpartStorage::NAME,
+            HkpStorageExtendedMeshShapeMeshSubpartStorage::SIGNATURE,
+        ),
+        (
+            HkpConvexVerticesShape::NAME,
+            HkpConvexVerticesShape::SIGNATURE,
+        ),
+        (
+            HkpConvexVerticesConnectivity::NAME,
+            HkpConvexVerticesConnectivity::SIGNATURE,
+        ),
+        (
+            HkpConvexTranslateShape::NAME,
+            HkpConvexTranslateShape::SIGNATURE,
+        ),
+        (HkpBoxShape::NAME, HkpBoxShape::SIGNATURE),
+        (HkpCylinderShape::NAME, HkpCylinderShape::SIGNATURE),
+        (HkpSphereShape::NAME, HkpSphereShape::SIGNATURE),
+        (HkpCapsuleShape::NAME, HkpCapsuleShape::SIGNATURE),
+        (HkpListShape::NAME, HkpListShape::SIGNATURE),
+        (
+            HkpConstraintInstance::NAME,
+            HkpConstraintInstance::SIGNATURE,
+        ),
+        (
+            HkpRagdollConstraintData::NAME,
+            HkpRagdollConstraintData::SIGNATURE,
+        ),
+        (
+            HkpLimitedHingeConstraintData::NAME,
+            HkpLimitedHingeConstraintData::SIGNATURE,
+        ),
+        (
+            HkpBreakableConstraintData::NAME,
+            HkpBreakableConstraintData::SIGNATURE,
+        ),
+    ];
+    // Seed 000, "Class names and signatures".
+    let seed: [(&str, u32); 24] = [
+        ("hkClass", 0x14425E51),
+        ("hkClassMember", 0x4A986551),
+        ("hkClassEnum", 0x8A3609CF),
+        ("hkClassEnumItem", 0xCE6F8A6C),
+        ("hkRootLevelContainer", 0x2772C11E),
+        ("hkpPhysicsData", 0xC2A461E4),
+        ("hkpPhysicsSystem", 0xFF724C17),
+        ("hkpRigidBody", 0xAA8C3B19),
+        ("hkpMoppBvTreeShape", 0x90B29D39),
+        ("hkpMoppCode", 0x924C2661),
+        ("hkpStorageExtendedMeshShape", 0x3D52E7D2),
+        ("hkpStorageExtendedMeshShapeMeshSubpartStorage", 0x5AAD4DE6),
+        ("hkpConvexVerticesShape", 0x4E8AB2B7),
+        ("hkpConvexVerticesConnectivity", 0x63D38E9C),
+        ("hkpConvexTranslateShape", 0x5BA0A5F7),
+        ("hkpBoxShape", 0x3444D2D5),
+        ("hkpCylinderShape", 0x3E463C3A),
+        ("hkpSphereShape", 0x0795D9FA),
+        ("hkpCapsuleShape", 0xDD0B1FD3),
+        ("hkpListShape", 0xA1937CBD),
+        ("hkpConstraintInstance", 0x4FB4E6BB),
+        ("hkpRagdollConstraintData", 0x17A4D42F),
+        ("hkpLimitedHingeConstraintData", 0x1C566B11),
+        ("hkpBreakableConstraintData", 0x7034BDB6),
+    ];
+    assert_eq!(got, seed);
+    println!(
+        "24/24 compile-time signatures equal seed 000's table (7 of them pinned by the schema)"
+    );
+}
