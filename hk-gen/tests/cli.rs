@@ -1,6 +1,5 @@
 //! The `hk` binary end to end.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn hk(args: &[&str]) -> (i32, String, String) {
@@ -15,28 +14,8 @@ fn hk(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("HK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/corpus"));
-    if dir.join("MANIFEST.tsv").is_file() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "corpus missing at {} under CI=true",
-        dir.display()
-    );
-    eprintln!("SKIPPED: corpus not found at {}", dir.display());
-    None
-}
+mod common;
+use common::{corpus, root};
 
 #[test]
 fn signatures_show_pinned_values_with_the_computed_one() {

@@ -6,28 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("HK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/corpus"));
-    if dir.join("MANIFEST.tsv").is_file() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "corpus missing at {} under CI=true",
-        dir.display()
-    );
-    eprintln!("SKIPPED: corpus not found at {}", dir.display());
-    None
-}
+mod common;
+use common::{corpus, root};
 
 fn hk(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_hk"))

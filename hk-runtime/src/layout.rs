@@ -183,6 +183,16 @@ impl<'s> Layouts<'s> {
         Ok(out)
     }
 
+    /// The size of one element of an array of `ty` (the array's sub-type) holding `class`.
+    ///
+    /// # Errors
+    /// As [`Layouts::class`], or a type with no fixed size.
+    pub fn element_size(&mut self, ty: TypeKind, class: Option<&str>) -> Result<u32> {
+        Ok(self
+            .type_size_align(ty, TypeKind::Void, class, &mut Vec::new())?
+            .0)
+    }
+
     fn compute(&mut self, name: &str, stack: &mut Vec<String>) -> Result<()> {
         if self.done.contains_key(name) {
             return Ok(());

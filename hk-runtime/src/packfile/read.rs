@@ -511,7 +511,7 @@ impl Decoder<'_, '_, '_> {
                 "empty array has a data pointer",
             )?;
         }
-        let stride = self.element_size(subtype, class)?;
+        let stride = self.layouts.element_size(subtype, class)?;
         let left = u64::from(
             self.pf.sections[data.section as usize]
                 .local_fixups
@@ -533,6 +533,22 @@ impl Decoder<'_, '_, '_> {
             owner: self.current,
             path: path.clone(),
         });
+        self.elements(subtype, class, data, count, stride, path, depth)
+    }
+
+    /// `count` elements of `stride` bytes from `data`, the count already checked against
+    /// the bytes left.
+    #[allow(clippy::too_many_arguments)]
+    fn elements(
+        &mut self,
+        subtype: TypeKind,
+        class: Option<&str>,
+        data: Loc,
+        count: u32,
+        stride: u32,
+        path: &mut Vec<Seg>,
+        depth: usize,
+    ) -> Result<Value> {
         let mut items = Vec::with_capacity(count as usize);
         for i in 0..count {
             path.push(Seg::Index(i));
@@ -571,7 +587,7 @@ impl Decoder<'_, '_, '_> {
             }
             return Ok(Value::Array(Vec::new()));
         }
-        let stride = self.element_size(subtype, class)?;
+        let stride = self.layouts.element_size(subtype, class)?;
         let data = Loc {
             section: at.section,
             offset: at.offset + offset,
@@ -587,46 +603,7 @@ impl Decoder<'_, '_, '_> {
                 format!("relative array of {count} × {stride} bytes at +0x{offset:X} runs past its section"),
             ));
         }
-        let mut items = Vec::with_capacity(count as usize);
-        for i in 0..count {
-            path.push(Seg::Index(i));
-            let el = Loc {
-                section: data.section,
-                offset: data.offset + i * stride,
-            };
-            items.push(self.value(subtype, TypeKind::Void, class, el, stride, path, depth + 1)?);
-            path.pop();
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn element_size(&mut self, subtype: TypeKind, class: Option<&str>) -> Result<u32> {
-        let p = self.pf.rules().ptr();
-        Ok(match subtype {
-            TypeKind::Struct => {
-                let c = class.ok_or_else(|| Error::schema("array of structs names no class"))?;
-                self.layouts.class(c)?.size
-            }
-            TypeKind::Bool | TypeKind::Char | TypeKind::Int8 | TypeKind::UInt8 => 1,
-            TypeKind::Int16 | TypeKind::UInt16 | TypeKind::Half => 2,
-            TypeKind::Int32 | TypeKind::UInt32 | TypeKind::Real => 4,
-            TypeKind::Int64 | TypeKind::UInt64 => 8,
-            TypeKind::Vector4 | TypeKind::Quaternion => 16,
-            TypeKind::Matrix3 | TypeKind::Rotation | TypeKind::QsTransform => 48,
-            TypeKind::Matrix4 | TypeKind::Transform => 64,
-            TypeKind::Pointer
-            | TypeKind::CString
-            | TypeKind::StringPtr
-            | TypeKind::ULong
-            | TypeKind::FunctionPointer => p,
-            TypeKind::Variant => 2 * p,
-            TypeKind::Enum | TypeKind::Flags => 4,
-            other => {
-                return Err(Error::schema(format!(
-                    "arrays of `{other}` are not supported"
-                )))
-            }
-        })
+        self.elements(subtype, class, data, count, stride, path, depth)
     }
 
     /// Pointers to data some object owns become paths into that object.

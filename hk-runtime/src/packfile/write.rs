@@ -277,7 +277,7 @@ impl<'g> Writer<'g, '_> {
                 u64::from(off),
                 2,
             );
-            let stride = self.element_size(subtype, class.as_deref())?;
+            let stride = self.layouts.element_size(subtype, class.as_deref())?;
             out.data
                 .resize((base + stride * items.len() as u32) as usize, 0);
             for (i, item) in items.iter().enumerate() {
@@ -338,7 +338,7 @@ impl<'g> Writer<'g, '_> {
                     items,
                     path,
                 } => {
-                    let stride = self.element_size(subtype, class.as_deref())?;
+                    let stride = self.layouts.element_size(subtype, class.as_deref())?;
                     pad_to(&mut out.data, 16, 0);
                     let base = out.data.len() as u32;
                     out.local.push((at, base));
@@ -583,39 +583,6 @@ impl<'g> Writer<'g, '_> {
             .get(&(self.current, path.to_vec()))
             .copied()
             .unwrap_or(DONT_DEALLOCATE)
-    }
-
-    fn element_size(&mut self, subtype: TypeKind, class: Option<&str>) -> Result<u32> {
-        let p = self.ptr;
-        Ok(match subtype {
-            TypeKind::Struct => {
-                self.layouts
-                    .class(class.ok_or_else(|| Error::schema("array of structs names no class"))?)?
-                    .size
-            }
-            TypeKind::Variant => 2 * p,
-            TypeKind::Enum | TypeKind::Flags => 4,
-            TypeKind::Pointer
-            | TypeKind::CString
-            | TypeKind::StringPtr
-            | TypeKind::ULong
-            | TypeKind::FunctionPointer => p,
-            t => match t.int_width() {
-                Some(w) => w,
-                None => match t {
-                    TypeKind::Real => 4,
-                    TypeKind::Half => 2,
-                    TypeKind::Vector4 | TypeKind::Quaternion => 16,
-                    TypeKind::Matrix3 | TypeKind::Rotation | TypeKind::QsTransform => 48,
-                    TypeKind::Matrix4 | TypeKind::Transform => 64,
-                    other => {
-                        return Err(Error::schema(format!(
-                            "arrays of `{other}` are not supported"
-                        )))
-                    }
-                },
-            },
-        })
     }
 }
 
