@@ -1,7 +1,7 @@
 //! Support for typed Rust classes generated from schemas by `hk-derive`.
 //!
 //! A generated class implements [`HkClass`]: its name, signature and version as constants,
-//! and conversions from and to the dynamic graph's [`Object`] fields, so generated code reads
+//! and conversions from and to the dynamic graph's object fields, so generated code reads
 //! and writes files through the same packfile (and tagfile) runtime as everything else.
 
 use std::marker::PhantomData;
