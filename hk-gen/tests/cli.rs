@@ -148,3 +148,60 @@ fn samples_are_reproducible_and_read_back_strictly() {
     assert_eq!(code, 0, "{text}");
     assert!(text.contains(&format!("{n}/{n} byte-identical")), "{text}");
 }
+
+#[test]
+fn dump_edit_build_diff_and_info() {
+    let Some(corpus) = corpus() else { return };
+    let file = corpus.join("packfile/havoklib-2012_2/allosaur[8101].hkx");
+    let tmp = std::env::temp_dir().join(format!("hk-cli-dump-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (f, json, toml, rebuilt, edited) = (
+        file.to_str().unwrap(),
+        tmp.join("a.json"),
+        tmp.join("a.toml"),
+        tmp.join("rebuilt.hkx"),
+        tmp.join("edited.hkx"),
+    );
+    let (code, out, err) = hk(&["info", f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("hkaSkeleton") && out.contains("0xFC2A095F"),
+        "{out}"
+    );
+    for (dump, fmt) in [(&json, "json"), (&toml, "toml")] {
+        let (code, _, err) = hk(&["dump", f, "--format", fmt, "-o", dump.to_str().unwrap()]);
+        assert_eq!(code, 0, "{err}");
+        let (code, _, err) = hk(&[
+            "build",
+            dump.to_str().unwrap(),
+            "-o",
+            rebuilt.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(
+            std::fs::read(&rebuilt).unwrap(),
+            std::fs::read(&file).unwrap(),
+            "{fmt} dump -> build"
+        );
+    }
+    // Edit the dump: rename the skeleton's first bone.
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(text.contains("\"Allosaur\""));
+    std::fs::write(&json, text.replacen("\"Allosaur\"", "\"Renamed\"", 1)).unwrap();
+    let (code, _, err) = hk(&[
+        "build",
+        json.to_str().unwrap(),
+        "-o",
+        edited.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = hk(&["diff", f, edited.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("bones[0].name") && out.contains("Renamed") && out.contains("1 difference(s)"),
+        "{out}"
+    );
+    let (code, out, _) = hk(&["diff", f, rebuilt.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("0 difference(s)"), "{out}");
+}
