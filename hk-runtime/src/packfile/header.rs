@@ -72,6 +72,10 @@ impl Header {
     /// Wrong magic, a truncated header, an unknown layout byte or an unsupported version.
     pub fn parse(data: &[u8]) -> Result<Header> {
         if data.len() < 8 || data[..8] != MAGIC {
+            // TAG0 tagfiles (seed 004) start with a section header; they are not packfiles.
+            if data.get(4..8) == Some(b"TAG0".as_slice()) {
+                return Err(Error::invalid(4, "a TAG0 tagfile, not a packfile: tagfiles are not read yet"));
+            }
             return Err(Error::new(ErrorKind::BadMagic).at(0));
         }
         if (data.len() as u64) < HEADER_SIZE {
