@@ -16,6 +16,7 @@ pub mod metadata;
 pub mod packfile;
 pub mod schema;
 pub mod signature;
+pub mod tagfile;
 pub mod typed;
 pub mod types;
 

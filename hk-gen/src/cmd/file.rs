@@ -57,6 +57,11 @@ pub fn open(file: &Path, roots: &Roots, lenient: bool) -> Result<Opened, String>
 /// `hk info FILE`.
 pub fn info(file: &Path, roots: &Roots) -> Result<ExitCode, String> {
     let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    if !data.starts_with(&hk_runtime::packfile::header::MAGIC) {
+        if let Some(at) = hk_runtime::tagfile::section::find_tag0(&data) {
+            return tagfile_info(file, &data, at);
+        }
+    }
     let pf = Packfile::parse(&data).map_err(|e| e.in_file(file).to_string())?;
     let h = &pf.header;
     outln!("{}", file.display());
@@ -104,6 +109,43 @@ pub fn info(file: &Path, roots: &Roots) -> Result<ExitCode, String> {
     if let Some(dir) = roots.for_packfile(h) {
         outln!("  schema: {}", dir.display());
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tagfile_info(file: &Path, data: &[u8], at: u64) -> Result<ExitCode, String> {
+    use hk_runtime::tagfile::Section;
+    let root =
+        Section::parse(data, at, data.len() as u64).map_err(|e| e.in_file(file).to_string())?;
+    outln!("{}", file.display());
+    if at > 0 {
+        outln!("  {at} bytes of wrapper before the tagfile");
+    }
+    let end = at + root.size;
+    if end < data.len() as u64 {
+        outln!("  {} bytes after the tagfile", data.len() as u64 - end);
+    }
+    if let Some(sdkv) = root.child(b"SDKV") {
+        let (o, n) = sdkv.payload();
+        outln!(
+            "  TAG0 tagfile, SDK version {}",
+            String::from_utf8_lossy(&data[o as usize..(o + n) as usize])
+        );
+    }
+    fn show(s: &Section, depth: usize) {
+        outln!(
+            "  {:indent$}{} at 0x{:X}, {} bytes",
+            "",
+            s.tag_str(),
+            s.offset,
+            s.size,
+            indent = depth * 2
+        );
+        for c in &s.children {
+            show(c, depth + 1);
+        }
+    }
+    show(&root, 0);
+    outln!("  (objects and types of tagfiles are not decoded yet)");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -74,7 +74,10 @@ impl Header {
         if data.len() < 8 || data[..8] != MAGIC {
             // TAG0 tagfiles (seed 004) start with a section header; they are not packfiles.
             if data.get(4..8) == Some(b"TAG0".as_slice()) {
-                return Err(Error::invalid(4, "a TAG0 tagfile, not a packfile: tagfiles are not read yet"));
+                return Err(Error::invalid(
+                    4,
+                    "a TAG0 tagfile, not a packfile: tagfiles are not read yet",
+                ));
             }
             return Err(Error::new(ErrorKind::BadMagic).at(0));
         }
