@@ -381,23 +381,19 @@ impl Walker<'_, '_, '_> {
                     section: self.sec,
                     offset: at + p,
                 }))?;
-                let stride = match subtype {
-                    TypeKind::Struct => match class {
-                        Some(c) => self.layouts.class(c)?.size,
-                        None => return Ok(()),
-                    },
-                    TypeKind::Pointer
-                    | TypeKind::CString
-                    | TypeKind::StringPtr
-                    | TypeKind::Variant => {
-                        if subtype == TypeKind::Variant {
-                            2 * p
-                        } else {
-                            p
-                        }
-                    }
-                    _ => return Ok(()),
-                };
+                // Only elements that hold pointers matter here.
+                let holds_pointers = matches!(
+                    subtype,
+                    TypeKind::Struct
+                        | TypeKind::Pointer
+                        | TypeKind::CString
+                        | TypeKind::StringPtr
+                        | TypeKind::Variant
+                );
+                if !holds_pointers || (subtype == TypeKind::Struct && class.is_none()) {
+                    return Ok(());
+                }
+                let stride = self.layouts.element_size(subtype, class)?;
                 let sec = &self.pf.sections[dst.section as usize];
                 let left = u64::from(sec.local_fixups.saturating_sub(dst.offset));
                 if u64::from(count) * u64::from(stride) > left {
