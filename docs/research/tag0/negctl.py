@@ -46,7 +46,7 @@ import types as _t
 code = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'rebuild.py')).read()
 def variant(old, new, label):
     assert old in code, old
-    ns = {}
+    ns = {'__file__': os.path.join(os.path.dirname(os.path.abspath(__file__)), 'rebuild.py')}
     exec(compile(code.replace(old, new).replace("if __name__ == '__main__':", "if False:"), 'v', 'exec'), ns)
     ok = 0
     for f in FILES:
