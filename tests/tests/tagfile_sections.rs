@@ -54,8 +54,74 @@ fn truncated_tagfiles_are_errors() {
             if find_tag0(cut).is_none_or(|at| Section::parse(cut, at, len as u64).is_err()) {
                 rejected += 1;
             }
+            assert!(
+                hk_runtime::tagfile::TagFile::parse(cut).is_err(),
+                "{f}: prefix of {len} bytes parsed"
+            );
         }
+        // Seeded single-byte corruptions of the type table and index: errors or not, never a
+        // panic.
+        let tf = hk_runtime::tagfile::TagFile::parse(&data).unwrap();
+        let from = tf.root.child(b"TYPE").unwrap().offset as usize;
+        let mut state = 0x7A60u64;
+        let mut errors = 0;
+        for _ in 0..2000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = from + (state >> 33) as usize % (data.len() - from);
+            let mut bad = data.clone();
+            bad[at] ^= ((state >> 20) as u8) | 1;
+            errors += usize::from(hk_runtime::tagfile::TagFile::parse(&bad).is_err());
+        }
+        println!("{f}: 2000 corruptions of TYPE/INDX, {errors} rejected, none panicked");
         println!("{f}: {rejected}/{} prefixes rejected", data.len());
         assert_eq!(rejected, data.len(), "{f}");
+    }
+}
+
+/// Type and item counts measured in docs/tagfile-format.md (types exclude the null type).
+const COUNTS: [(&str, usize, usize); 6] = [
+    ("games/dark-souls-remastered/c2240_a00_3000.hkx", 192, 101),
+    ("games/dark-souls-remastered/c2240_ragdoll.hkx", 347, 330),
+    ("games/dark-souls-remastered/c2240_skeleton.hkx", 188, 95),
+    (
+        "games/dark-souls-remastered/map_collision_template.hkx",
+        221,
+        23,
+    ),
+    ("games/totk/Armor_225_Head.bphcl", 256, 588),
+    ("games/totk/Armor_999_Head.bphcl", 280, 2669),
+];
+
+#[test]
+fn type_tables_and_indexes_decode() {
+    let Some(corpus) = hk_tests::corpus("type_tables_and_indexes_decode") else {
+        return;
+    };
+    for (f, ntypes, nitems) in COUNTS {
+        let data = hk_tests::read(&corpus.join(f));
+        let tf = hk_runtime::tagfile::TagFile::parse(&data).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let bodies = tf.types.body_order.len();
+        let items = tf.items.len();
+        println!(
+            "{f}: SDKV {}, {} types ({bodies} bodies, {} hashes), {items} ITEM entries, {} PTCH groups, root {}",
+            tf.sdk_version,
+            tf.types.types.len() - 1,
+            tf.types.hash_order.len(),
+            tf.patches.len(),
+            tf.types.full_name(u64::from(tf.items.get(1).map_or(0, |i| i.ty)))
+        );
+        assert_eq!(tf.types.types.len() - 1, ntypes, "{f}: types");
+        assert_eq!(items, nitems + 1, "{f}: ITEM entries (plus the null entry)");
+        // Every PTCH offset is a slot inside DATA.
+        let data_len = tf.root.child(b"DATA").unwrap().payload().1;
+        assert!(
+            tf.patches
+                .iter()
+                .flat_map(|p| &p.offsets)
+                .all(|&o| u64::from(o) + 8 <= data_len),
+            "{f}"
+        );
     }
 }

@@ -145,7 +145,18 @@ fn tagfile_info(file: &Path, data: &[u8], at: u64) -> Result<ExitCode, String> {
         }
     }
     show(&root, 0);
-    outln!("  (objects and types of tagfiles are not decoded yet)");
+    let tf = hk_runtime::tagfile::TagFile::parse(data).map_err(|e| e.in_file(file).to_string())?;
+    outln!(
+        "  {} types ({} with bodies, {} hashed), {} items, {} patch groups; root object: {}",
+        tf.types.types.len() - 1,
+        tf.types.body_order.len(),
+        tf.types.hash_order.len(),
+        tf.items.len().saturating_sub(1),
+        tf.patches.len(),
+        tf.types
+            .full_name(u64::from(tf.items.get(1).map_or(0, |i| i.ty)))
+    );
+    outln!("  (tagfile objects are not decoded into the graph yet)");
     Ok(ExitCode::SUCCESS)
 }
 

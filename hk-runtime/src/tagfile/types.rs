@@ -1,0 +1,295 @@
+//! The TYPE section: string tables, type names with template parameters (TNAM/TNA1), type
+//! bodies (TBOD/TBDY) and hashes (THSH). Layouts: docs/tagfile-format.md §3.
+
+use super::section::Section;
+use super::varint;
+use crate::error::{Error, Result};
+
+/// A template parameter: `t…` names take a type index, `v…` names an integer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Parameter name, with its `t`/`v` kind prefix.
+    pub name: String,
+    /// Type index or integer value.
+    pub value: u64,
+}
+
+/// One member of a type body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagMember {
+    /// Member name.
+    pub name: String,
+    /// Member flags (0x20–0x25; 0xA0 in 2022 carries `extra`).
+    pub flags: u64,
+    /// The extra varint of flag 0x80, kept verbatim.
+    pub extra: Option<u64>,
+    /// Offset in the type.
+    pub offset: u64,
+    /// Type index.
+    pub ty: u64,
+}
+
+/// The body of a type; every field is optional, as `opt`'s bits say.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Body {
+    /// Parent type index (0 for none).
+    pub parent: u64,
+    /// Format word: the low byte is the kind (void, opaque, bool, string, int, float,
+    /// pointer, record, array, tuple).
+    pub format: Option<u64>,
+    /// Pointee, element or storage type index.
+    pub subtype: Option<u64>,
+    /// Version.
+    pub version: Option<u64>,
+    /// Size and alignment (the alignment's low byte; high bits kept verbatim).
+    pub size_align: Option<(u64, u64)>,
+    /// Type flags.
+    pub flags: Option<u64>,
+    /// Members (present but possibly empty).
+    pub members: Option<Vec<TagMember>>,
+    /// Interfaces: type index and offset.
+    pub interfaces: Option<Vec<(u64, u64)>>,
+    /// Attribute varint (never seen in the corpus).
+    pub attribute: Option<u64>,
+}
+
+/// One type of the table.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TagType {
+    /// Type name.
+    pub name: String,
+    /// Template parameters.
+    pub params: Vec<Param>,
+    /// Body, when the file describes one.
+    pub body: Option<Body>,
+    /// THSH hash, when the file stores one.
+    pub hash: Option<u32>,
+}
+
+/// The decoded TYPE section. Index 0 is the implicit null type.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TypeTable {
+    /// Types by index; `types[0]` is the null type.
+    pub types: Vec<TagType>,
+    /// Type indices in TBOD/TBDY order.
+    pub body_order: Vec<u64>,
+    /// Type indices in THSH order.
+    pub hash_order: Vec<u64>,
+}
+
+fn strings(data: &[u8], sec: &Section) -> Vec<String> {
+    let (o, n) = sec.payload();
+    data[o as usize..(o + n) as usize]
+        .split(|&b| b == 0)
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect()
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    pos: usize,
+    base: u64,
+    tag: &'static str,
+}
+
+impl Reader<'_> {
+    fn v(&mut self) -> Result<u64> {
+        varint::read(self.data, &mut self.pos, self.base).map_err(|e| e.in_(self.tag))
+    }
+
+    fn index(&mut self, limit: usize, what: &str) -> Result<u64> {
+        let at = self.base + self.pos as u64;
+        let v = self.v()?;
+        if v as usize >= limit {
+            return Err(
+                Error::invalid(at, format!("{what} {v} is out of range (< {limit})")).in_(self.tag),
+            );
+        }
+        Ok(v)
+    }
+
+    fn count(&mut self) -> Result<usize> {
+        let at = self.base + self.pos as u64;
+        let v = self.v()?;
+        // Every counted entry takes at least one byte: bound counts by what is left.
+        if v as usize > self.data.len() - self.pos {
+            return Err(Error::invalid(
+                at,
+                format!(
+                    "count {v} exceeds the {} bytes left",
+                    self.data.len() - self.pos
+                ),
+            )
+            .in_(self.tag));
+        }
+        Ok(v as usize)
+    }
+
+    fn rest_is_padding(&self) -> bool {
+        self.data[self.pos..].iter().all(|&b| b == 0)
+    }
+}
+
+impl TypeTable {
+    /// Decodes the TYPE section `ty` of `data`.
+    ///
+    /// # Errors
+    /// A missing subsection, an index out of range, a count larger than the bytes left,
+    /// non-zero padding, or an `opt` bit hk does not know — each with its offset.
+    pub fn parse(data: &[u8], ty: &Section) -> Result<TypeTable> {
+        let sub = |tags: &[&[u8; 4]]| -> Result<&Section> {
+            tags.iter().find_map(|t| ty.child(t)).ok_or_else(|| {
+                Error::invalid(
+                    ty.offset,
+                    format!("TYPE has no {}", String::from_utf8_lossy(tags[0])),
+                )
+            })
+        };
+        let tstr = strings(data, sub(&[b"TSTR", b"TST1"])?);
+        let fstr = strings(data, sub(&[b"FSTR", b"FST1"])?);
+        let reader = |s: &Section, tag: &'static str| {
+            let (o, n) = s.payload();
+            Reader {
+                data: &data[o as usize..(o + n) as usize],
+                pos: 0,
+                base: o,
+                tag,
+            }
+        };
+        // TNAM: v(N+1), then name, param count and params of types 1..N.
+        let mut r = reader(sub(&[b"TNAM", b"TNA1"])?, "TNAM");
+        let n = r.count()?;
+        let mut types = vec![TagType::default(); n.max(1)];
+        for t in types.iter_mut().skip(1) {
+            t.name = tstr[r.index(tstr.len(), "type name")? as usize].clone();
+            for _ in 0..r.count()? {
+                let name = tstr[r.index(tstr.len(), "parameter name")? as usize].clone();
+                let value = if name.starts_with('t') {
+                    r.index(n, "template type")?
+                } else {
+                    r.v()?
+                };
+                t.params.push(Param { name, value });
+            }
+        }
+        if !r.rest_is_padding() {
+            return Err(Error::invalid(
+                r.base + r.pos as u64,
+                "TNAM ends in non-zero bytes",
+            ));
+        }
+        // TBOD: records until the padding.
+        let mut r = reader(sub(&[b"TBOD", b"TBDY"])?, "TBOD");
+        let mut body_order = Vec::new();
+        while r.pos < r.data.len() {
+            let at = r.base + r.pos as u64;
+            let ti = r.index(n, "type")?;
+            if ti == 0 {
+                if !r.rest_is_padding() {
+                    return Err(Error::invalid(at, "TBOD record for the null type"));
+                }
+                break;
+            }
+            let mut b = Body {
+                parent: r.index(n, "parent")?,
+                ..Body::default()
+            };
+            let opt = r.v()?;
+            if opt & !0xFF != 0 {
+                return Err(
+                    Error::invalid(at, format!("unknown body option bits 0x{opt:X}")).in_("TBOD"),
+                );
+            }
+            if opt & 0x01 != 0 {
+                b.format = Some(r.v()?);
+            }
+            if opt & 0x02 != 0 {
+                b.subtype = Some(r.index(n, "subtype")?);
+            }
+            if opt & 0x04 != 0 {
+                b.version = Some(r.v()?);
+            }
+            if opt & 0x08 != 0 {
+                b.size_align = Some((r.v()?, r.v()?));
+            }
+            if opt & 0x10 != 0 {
+                b.flags = Some(r.v()?);
+            }
+            if opt & 0x20 != 0 {
+                let mut members = Vec::new();
+                for _ in 0..r.count()? {
+                    let name = fstr[r.index(fstr.len(), "member name")? as usize].clone();
+                    let flags = r.v()?;
+                    let extra = if flags & 0x80 != 0 {
+                        Some(r.v()?)
+                    } else {
+                        None
+                    };
+                    members.push(TagMember {
+                        name,
+                        flags,
+                        extra,
+                        offset: r.v()?,
+                        ty: r.index(n, "member type")?,
+                    });
+                }
+                b.members = Some(members);
+            }
+            if opt & 0x40 != 0 {
+                let mut ifaces = Vec::new();
+                for _ in 0..r.count()? {
+                    ifaces.push((r.index(n, "interface")?, r.v()?));
+                }
+                b.interfaces = Some(ifaces);
+            }
+            if opt & 0x80 != 0 {
+                b.attribute = Some(r.v()?);
+            }
+            if types[ti as usize].body.replace(b).is_some() {
+                return Err(Error::invalid(at, format!("type {ti} has two bodies")).in_("TBOD"));
+            }
+            body_order.push(ti);
+        }
+        // THSH: v(count), then type index and u32 LE hash.
+        let mut r = reader(sub(&[b"THSH"])?, "THSH");
+        let mut hash_order = Vec::new();
+        for _ in 0..r.count()? {
+            let ti = r.index(n, "hashed type")?;
+            let at = r.base + r.pos as u64;
+            let h = r
+                .data
+                .get(r.pos..r.pos + 4)
+                .ok_or_else(|| Error::truncated(at, 4, 0))?;
+            types[ti as usize].hash = Some(u32::from_le_bytes([h[0], h[1], h[2], h[3]]));
+            r.pos += 4;
+            hash_order.push(ti);
+        }
+        Ok(TypeTable {
+            types,
+            body_order,
+            hash_order,
+        })
+    }
+
+    /// The full name of type `i`, with its template arguments: `hkArray<hkaBone, ...>`.
+    pub fn full_name(&self, i: u64) -> String {
+        let Some(t) = self.types.get(i as usize) else {
+            return format!("#{i}");
+        };
+        if t.params.is_empty() {
+            return t.name.clone();
+        }
+        let args: Vec<String> = t
+            .params
+            .iter()
+            .map(|p| {
+                if p.name.starts_with('t') {
+                    self.full_name(p.value)
+                } else {
+                    p.value.to_string()
+                }
+            })
+            .collect();
+        format!("{}<{}>", t.name, args.join(", "))
+    }
+}
