@@ -7,8 +7,13 @@ use hk_runtime::packfile::write::write;
 use hk_runtime::packfile::Packfile;
 
 fn main() {
-    let rounds: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(200);
-    let Some(corpus) = hk_tests::corpus("fuzz") else { return };
+    let rounds: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(200);
+    let Some(corpus) = hk_tests::corpus("fuzz") else {
+        return;
+    };
     let files = hk_tests::packfiles(&corpus);
     let mut state = 0x1234_5678_9ABC_DEF0u64;
     let mut next = move || {
@@ -41,9 +46,16 @@ fn main() {
             if r.is_err() {
                 let out = std::env::temp_dir().join(format!("hk-fuzz-crash-{tried}.hkx"));
                 std::fs::write(&out, &bad).unwrap();
-                println!("PANIC on a corruption of {} (saved as {})", f.display(), out.display());
+                println!(
+                    "PANIC on a corruption of {} (saved as {})",
+                    f.display(),
+                    out.display()
+                );
             }
         }
     }
-    println!("{tried} corrupted files tried over {} packfiles", files.len());
+    println!(
+        "{tried} corrupted files tried over {} packfiles",
+        files.len()
+    );
 }

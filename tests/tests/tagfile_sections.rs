@@ -125,3 +125,30 @@ fn type_tables_and_indexes_decode() {
         );
     }
 }
+
+#[test]
+fn every_data_byte_is_typed() {
+    let Some(corpus) = hk_tests::corpus("every_data_byte_is_typed") else {
+        return;
+    };
+    for (f, _, _) in COUNTS {
+        let data = hk_tests::read(&corpus.join(f));
+        let tf = hk_runtime::tagfile::TagFile::parse(&data).unwrap();
+        let (objects, root) =
+            hk_runtime::tagfile::data::objects(&tf, &data).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let n_obj = tf
+            .items
+            .iter()
+            .filter(|i| i.flags == hk_runtime::tagfile::data::ITEM_OBJECT)
+            .count();
+        assert_eq!(objects.len(), n_obj, "{f}");
+        assert_eq!(
+            objects[root.0 as usize].class, "hkRootLevelContainer",
+            "{f}"
+        );
+        println!(
+            "{f}: {} objects decoded, every DATA byte a leaf, a slot or zero",
+            objects.len()
+        );
+    }
+}

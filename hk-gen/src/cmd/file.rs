@@ -168,6 +168,13 @@ pub fn dump_cmd(
     lenient: bool,
     roots: &Roots,
 ) -> Result<ExitCode, String> {
+    let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    if !data.starts_with(&hk_runtime::packfile::header::MAGIC)
+        && hk_runtime::tagfile::section::find_tag0(&data).is_some()
+    {
+        let doc = tagfile_dump(file, &data)?;
+        return emit(&doc, format, out);
+    }
     let o = open(file, roots, lenient)?;
     for v in &o.violations {
         eprintln!(
@@ -187,10 +194,14 @@ pub fn dump_cmd(
             .unwrap_or_default();
         m.insert("schema".into(), serde_json::Value::String(name));
     }
+    emit(&doc, format, out)
+}
+
+fn emit(doc: &serde_json::Value, format: Format, out: Option<&Path>) -> Result<ExitCode, String> {
     let text = match format {
-        Format::Json => serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?,
+        Format::Json => serde_json::to_string_pretty(doc).map_err(|e| e.to_string())?,
         Format::Toml => {
-            toml::to_string_pretty(&dump::json_to_toml(&doc)).map_err(|e| e.to_string())?
+            toml::to_string_pretty(&dump::json_to_toml(doc)).map_err(|e| e.to_string())?
         }
     };
     match out {
@@ -198,6 +209,43 @@ pub fn dump_cmd(
         None => crate::out::print(&text),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A tagfile's objects as a dump (read only: the tagfile writer has not landed).
+fn tagfile_dump(file: &Path, data: &[u8]) -> Result<serde_json::Value, String> {
+    use hk_runtime::graph::{FileInfo, Graph};
+    let tf = hk_runtime::tagfile::TagFile::parse(data).map_err(|e| e.in_file(file).to_string())?;
+    let (objects, root) =
+        hk_runtime::tagfile::data::objects(&tf, data).map_err(|e| e.in_file(file).to_string())?;
+    let graph = Graph {
+        info: FileInfo {
+            file_version: 0,
+            contents_version: tf.sdk_version.clone(),
+            layout: hk_runtime::LayoutRules {
+                pointer_size: 8,
+                endian: hk_runtime::Endian::Little,
+                reuse_padding: false,
+                empty_base: true,
+            },
+            user_tag: 0,
+            flags: 0,
+            sections: vec!["DATA".into()],
+            class_names_section: 0,
+            contents_section: 0,
+            predicates: None,
+            class_names: None,
+            exports: Vec::new(),
+        },
+        objects,
+        root,
+        capacity_flags: Default::default(),
+    };
+    let mut doc = dump::to_json(&graph);
+    if let Some(m) = doc.as_object_mut() {
+        m.insert("container".into(), serde_json::json!("tagfile"));
+        m.insert("sdk_version".into(), serde_json::json!(tf.sdk_version));
+    }
+    Ok(doc)
 }
 
 /// Reads a dump (JSON or TOML, by extension, else by content).
@@ -237,6 +285,12 @@ pub fn dump_schema(doc: &serde_json::Value, roots: &Roots) -> Result<Schema, Str
 /// `hk build DUMP -o FILE`.
 pub fn build(dump_path: &Path, out: &Path, roots: &Roots) -> Result<ExitCode, String> {
     let doc = load_dump(dump_path)?;
+    if doc.get("container").and_then(|c| c.as_str()) == Some("tagfile") {
+        return Err(format!(
+            "{}: a tagfile dump; writing tagfiles has not landed yet",
+            dump_path.display()
+        ));
+    }
     let schema = dump_schema(&doc, roots)?;
     let graph = dump::from_json(&doc, &schema).map_err(|e| e.in_file(dump_path).to_string())?;
     let bytes = write(&graph, &schema).map_err(|e| e.to_string())?;

@@ -5,6 +5,7 @@
 //! 8-byte header) and a four-character tag. [`TagFile::parse`] reads the section tree, the
 //! type table and the index. Decoding DATA into the object graph and the writer are next.
 
+pub mod data;
 pub mod index;
 pub mod section;
 pub mod types;

@@ -1,0 +1,344 @@
+//! Decoding a tagfile's DATA into the object graph (docs/tagfile-format.md §4).
+//!
+//! Every DATA byte is accounted for: it is a leaf of a member, a pointer, array or string
+//! slot (an item index), or zero. Objects are the items flagged 0x10; arrays and strings
+//! (0x20) become the values of the slots that name them.
+
+use std::collections::HashMap;
+
+use super::index::Item;
+use super::types::{Body, TypeTable};
+use super::TagFile;
+use crate::error::{Error, Result};
+use crate::graph::{Field, Object, ObjectId, Ptr, Value};
+
+/// ITEM flag of an object (a pointer target).
+pub const ITEM_OBJECT: u8 = 0x10;
+/// ITEM flag of an array body or a string.
+pub const ITEM_ARRAY: u8 = 0x20;
+
+/// Format kinds (the low byte of the format word).
+mod kind {
+    pub const VOID: u64 = 0;
+    pub const OPAQUE: u64 = 1;
+    pub const BOOL: u64 = 2;
+    pub const STRING: u64 = 3;
+    pub const INT: u64 = 4;
+    pub const FLOAT: u64 = 5;
+    pub const POINTER: u64 = 6;
+    pub const RECORD: u64 = 7;
+    pub const ARRAY: u64 = 8;
+    pub const TUPLE: u64 = 0x28;
+}
+
+/// Type facts resolved through parent chains (typedefs inherit format, subtype, size).
+struct Resolved<'t> {
+    table: &'t TypeTable,
+}
+
+impl Resolved<'_> {
+    fn body(&self, t: u64) -> Option<&Body> {
+        self.table
+            .types
+            .get(t as usize)
+            .and_then(|x| x.body.as_ref())
+    }
+
+    fn eff<T>(&self, mut t: u64, get: impl Fn(&Body) -> Option<T>) -> Option<T> {
+        for _ in 0..64 {
+            let b = self.body(t)?;
+            if let Some(v) = get(b) {
+                return Some(v);
+            }
+            if b.parent == 0 {
+                return None;
+            }
+            t = b.parent;
+        }
+        None
+    }
+
+    fn format(&self, t: u64) -> u64 {
+        self.eff(t, |b| b.format).unwrap_or(0)
+    }
+
+    fn kind(&self, t: u64) -> u64 {
+        let k = self.format(t) & 0xFF;
+        if k & 0x7F == kind::STRING {
+            kind::STRING
+        } else {
+            k
+        }
+    }
+
+    fn size(&self, t: u64) -> u64 {
+        self.eff(t, |b| b.size_align.map(|s| s.0)).unwrap_or(0)
+    }
+
+    fn subtype(&self, t: u64) -> u64 {
+        self.eff(t, |b| b.subtype).unwrap_or(0)
+    }
+
+    /// Members of the full layout, root class first.
+    fn members(&self, t: u64) -> Vec<&super::types::TagMember> {
+        let mut chain = Vec::new();
+        let mut cur = t;
+        for _ in 0..64 {
+            let Some(b) = self.body(cur) else { break };
+            chain.push(b);
+            if b.parent == 0 {
+                break;
+            }
+            cur = b.parent;
+        }
+        chain
+            .iter()
+            .rev()
+            .flat_map(|b| b.members.iter().flatten())
+            .collect()
+    }
+}
+
+struct Decoder<'a> {
+    data: &'a [u8],
+    base: u64,
+    items: &'a [Item],
+    types: Resolved<'a>,
+    objects: HashMap<usize, ObjectId>,
+    covered: Vec<bool>,
+}
+
+impl Decoder<'_> {
+    fn err(&self, at: u64, msg: impl Into<String>) -> Error {
+        Error::invalid(self.base + at, msg.into())
+    }
+
+    fn bytes(&mut self, at: u64, n: u64) -> Result<&[u8]> {
+        let end = at
+            .checked_add(n)
+            .filter(|&e| e <= self.data.len() as u64)
+            .ok_or_else(|| {
+                Error::truncated(
+                    self.base + at,
+                    n,
+                    (self.data.len() as u64).saturating_sub(at),
+                )
+            })?;
+        self.covered[at as usize..end as usize]
+            .iter_mut()
+            .for_each(|c| *c = true);
+        Ok(&self.data[at as usize..end as usize])
+    }
+
+    fn uint(&mut self, at: u64, n: u64) -> Result<u64> {
+        Ok(self
+            .bytes(at, n)?
+            .iter()
+            .rev()
+            .fold(0u64, |a, &b| (a << 8) | u64::from(b)))
+    }
+
+    fn item(&mut self, at: u64) -> Result<Option<(usize, Item)>> {
+        let idx = self.uint(at, 8)? as usize;
+        if idx == 0 {
+            return Ok(None);
+        }
+        let it = *self.items.get(idx).ok_or_else(|| {
+            self.err(
+                at,
+                format!("slot names item {idx}, ITEM has {}", self.items.len()),
+            )
+        })?;
+        Ok(Some((idx, it)))
+    }
+
+    fn value(&mut self, t: u64, at: u64, depth: usize) -> Result<Value> {
+        if depth > 32 {
+            return Err(self.err(at, "values nest deeper than 32 levels"));
+        }
+        let k = self.types.kind(t);
+        let size = self.types.size(t);
+        let fmt = self.types.format(t);
+        Ok(match k {
+            kind::VOID => Value::None,
+            kind::OPAQUE => Value::CArray(
+                self.bytes(at, size)?
+                    .iter()
+                    .map(|&b| Value::UInt(u64::from(b)))
+                    .collect(),
+            ),
+            kind::BOOL => {
+                let v = self.uint(at, size.max(1))?;
+                Value::Bool(v as u8)
+            }
+            kind::INT => {
+                let bits = match fmt & 0x1F000 {
+                    0x2000 => 8,
+                    0x4000 => 16,
+                    0x8000 => 32,
+                    0x10000 => 64,
+                    _ => size * 8,
+                };
+                let v = self.uint(at, bits / 8)?;
+                if fmt & 0x200 != 0 {
+                    let shift = 64 - bits;
+                    Value::Int(((v << shift) as i64) >> shift)
+                } else {
+                    Value::UInt(v)
+                }
+            }
+            kind::FLOAT => match size {
+                2 => Value::Half(self.uint(at, 2)? as u16),
+                8 => Value::Floats(vec![f64::from_bits(self.uint(at, 8)?) as f32]),
+                _ => Value::Real(f32::from_bits(self.uint(at, 4)? as u32)),
+            },
+            kind::STRING => match self.item(at)? {
+                None => Value::String(None),
+                Some((i, it)) => {
+                    let text = self
+                        .bytes(u64::from(it.offset), u64::from(it.count))?
+                        .to_vec();
+                    if text.last() != Some(&0) {
+                        return Err(self.err(at, format!("string item {i} does not end in NUL")));
+                    }
+                    let text = &text[..text.len() - 1];
+                    match std::str::from_utf8(text) {
+                        Ok(s) => Value::String(Some(s.to_string())),
+                        Err(_) => Value::Bytes(text.to_vec()),
+                    }
+                }
+            },
+            kind::POINTER => match self.item(at)? {
+                None => Value::Pointer(None),
+                Some((i, it)) => {
+                    if it.flags != ITEM_OBJECT {
+                        return Err(self.err(
+                            at,
+                            format!("pointer slot names item {i}, which is not an object"),
+                        ));
+                    }
+                    Value::Pointer(Some(Ptr::Object(self.objects[&i])))
+                }
+            },
+            kind::ARRAY => {
+                let tail = self.uint(at + 8, 8)?;
+                if tail != 0 {
+                    return Err(
+                        self.err(at + 8, "array slot's size and capacity words are not zero")
+                    );
+                }
+                match self.item(at)? {
+                    None => Value::Array(Vec::new()),
+                    Some((i, it)) => {
+                        if it.flags != ITEM_ARRAY {
+                            return Err(self.err(
+                                at,
+                                format!("array slot names item {i}, which is not an array"),
+                            ));
+                        }
+                        let sub = self.types.subtype(t);
+                        self.elements(sub, u64::from(it.offset), u64::from(it.count), depth)
+                            .map(Value::Array)?
+                    }
+                }
+            }
+            kind::RECORD => Value::Struct(self.fields(t, at, depth)?),
+            kind::TUPLE => {
+                let sub = self.types.subtype(t);
+                self.elements(sub, at, fmt >> 8, depth).map(Value::CArray)?
+            }
+            other => {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "type {} has unknown format kind 0x{other:X}",
+                        self.types.table.full_name(t)
+                    ),
+                ))
+            }
+        })
+    }
+
+    fn elements(&mut self, t: u64, at: u64, count: u64, depth: usize) -> Result<Vec<Value>> {
+        let stride = self.types.size(t);
+        if stride.saturating_mul(count) > self.data.len() as u64 {
+            return Err(self.err(
+                at,
+                format!("{count} elements of {stride} bytes do not fit in DATA"),
+            ));
+        }
+        (0..count)
+            .map(|i| self.value(t, at + i * stride, depth + 1))
+            .collect()
+    }
+
+    fn fields(&mut self, t: u64, at: u64, depth: usize) -> Result<Vec<Field>> {
+        let members: Vec<(String, u64, u64)> = self
+            .types
+            .members(t)
+            .iter()
+            .map(|m| (m.name.clone(), m.offset, m.ty))
+            .collect();
+        members
+            .into_iter()
+            .map(|(name, off, mt)| {
+                self.value(mt, at + off, depth + 1)
+                    .map(|v| Field::new(name.clone(), v))
+                    .map_err(|e| e.in_(format!("{}.{name}", self.types.table.full_name(t))))
+            })
+            .collect()
+    }
+}
+
+/// The objects of `tf`'s DATA (`data` is the whole input), in ITEM order, and the object
+/// that item 1 (the root) became.
+///
+/// # Errors
+/// A slot naming an item of the wrong kind or out of range, a block past DATA, or (always)
+/// a non-zero byte that belongs to no member — each with its offset.
+pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
+    let sec = tf
+        .root
+        .child(b"DATA")
+        .ok_or_else(|| Error::invalid(tf.offset, "TAG0 has no DATA"))?;
+    let (o, n) = sec.payload();
+    let bytes = &data[o as usize..(o + n) as usize];
+    let mut d = Decoder {
+        data: bytes,
+        base: o,
+        items: &tf.items,
+        types: Resolved { table: &tf.types },
+        objects: HashMap::new(),
+        covered: vec![false; bytes.len()],
+    };
+    let object_items: Vec<usize> = (1..tf.items.len())
+        .filter(|&i| tf.items[i].flags == ITEM_OBJECT)
+        .collect();
+    for (k, &i) in object_items.iter().enumerate() {
+        d.objects.insert(i, ObjectId(k as u32));
+    }
+    let mut out = Vec::with_capacity(object_items.len());
+    for &i in &object_items {
+        let it = tf.items[i];
+        let t = u64::from(it.ty);
+        let fields = d
+            .fields(t, u64::from(it.offset), 0)
+            .map_err(|e| e.in_(format!("item {i} {}", tf.types.full_name(t))))?;
+        out.push(Object {
+            class: tf.types.full_name(t),
+            section: 0,
+            fields,
+        });
+    }
+    if let Some(i) = d.covered.iter().zip(bytes).position(|(c, b)| !c && *b != 0) {
+        return Err(Error::invalid(
+            o + i as u64,
+            format!("DATA byte 0x{:02X} belongs to no member", bytes[i]),
+        ));
+    }
+    let root = *d
+        .objects
+        .get(&1)
+        .ok_or_else(|| Error::invalid(tf.offset, "item 1 (the root) is not an object"))?;
+    Ok((out, root))
+}
