@@ -152,3 +152,36 @@ fn every_data_byte_is_typed() {
         );
     }
 }
+
+#[test]
+fn tagfiles_round_trip_through_the_graph() {
+    let Some(corpus) = hk_tests::corpus("tagfiles_round_trip_through_the_graph") else {
+        return;
+    };
+    let mut ok = 0;
+    let mut report = Vec::new();
+    for (f, _, _) in COUNTS {
+        let data = hk_tests::read(&corpus.join(f));
+        match hk_runtime::tagfile::roundtrip(&data) {
+            Ok(out) if out == data => ok += 1,
+            Ok(out) => {
+                let at = data
+                    .iter()
+                    .zip(&out)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(data.len().min(out.len()));
+                report.push(format!(
+                    "{f}: differs at 0x{at:X} ({} vs {} bytes)",
+                    data.len(),
+                    out.len()
+                ));
+            }
+            Err(e) => report.push(format!("{f}: {e}")),
+        }
+    }
+    println!(
+        "tagfiles through the graph: {ok}/{} byte-identical",
+        COUNTS.len()
+    );
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}

@@ -61,13 +61,39 @@ fn is_havok(p: &Path) -> bool {
     let Ok(mut f) = std::fs::File::open(p) else {
         return false;
     };
-    let mut magic = [0u8; 8];
-    std::io::Read::read_exact(&mut f, &mut magic).is_ok()
-        && magic == hk_runtime::packfile::header::MAGIC
+    let mut head = [0u8; 0x40];
+    let n = std::io::Read::read(&mut f, &mut head).unwrap_or(0);
+    let head = &head[..n];
+    head.starts_with(&hk_runtime::packfile::header::MAGIC)
+        || hk_runtime::tagfile::section::find_tag0(head).is_some()
 }
 
 /// Round-trips one file's bytes.
 pub fn roundtrip_bytes(data: &[u8], roots: &Roots, lenient: bool) -> (Outcome, Option<Vec<u8>>) {
+    if !data.starts_with(&hk_runtime::packfile::header::MAGIC)
+        && hk_runtime::tagfile::section::find_tag0(data).is_some()
+    {
+        return match hk_runtime::tagfile::roundtrip(data) {
+            Ok(out) if out == data => (Outcome::Identical, Some(out)),
+            Ok(out) => {
+                let offset = data
+                    .iter()
+                    .zip(&out)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(data.len().min(out.len()));
+                let owner = "tagfile".to_string();
+                (
+                    Outcome::Differs {
+                        offset,
+                        owner,
+                        lengths: (data.len(), out.len()),
+                    },
+                    Some(out),
+                )
+            }
+            Err(e) => (Outcome::Failed(e.to_string()), None),
+        };
+    }
     let pf = match Packfile::parse(data) {
         Ok(pf) => pf,
         Err(e) => return (Outcome::Failed(e.to_string()), None),
@@ -112,7 +138,7 @@ pub fn run(
 ) -> Result<ExitCode, String> {
     let files = collect(paths);
     if files.is_empty() {
-        return Err("no Havok packfiles found".into());
+        return Err("no Havok packfiles or tagfiles found".into());
     }
     if out.is_some() && files.len() != 1 {
         return Err("-o needs exactly one input file".into());

@@ -10,6 +10,7 @@ pub mod index;
 pub mod section;
 pub mod types;
 pub mod varint;
+pub mod write;
 
 pub use section::{Section, SECTION_HEADER};
 
@@ -74,4 +75,91 @@ impl TagFile {
             patches,
         })
     }
+}
+
+/// Reads a tagfile (bare or in a phive wrapper) into the object graph and writes it again:
+/// the graph through [`write::write`], the wrapper header regenerated around it, and what
+/// follows the tagfile (phive's AAMP parameter archive, not Havok data) kept as it is.
+///
+/// # Errors
+/// Anything [`TagFile::parse`], [`data::objects`] or [`write::write`] reports.
+pub fn roundtrip(data: &[u8]) -> Result<Vec<u8>> {
+    let tf = TagFile::parse(data)?;
+    let (objects, root) = data::objects(&tf, data)?;
+    let graph = crate::graph::Graph {
+        info: crate::graph::FileInfo {
+            file_version: 0,
+            contents_version: tf.sdk_version.clone(),
+            layout: crate::layout::LayoutRules {
+                pointer_size: 8,
+                endian: crate::layout::Endian::Little,
+                reuse_padding: false,
+                empty_base: true,
+            },
+            user_tag: 0,
+            flags: 0,
+            sections: Vec::new(),
+            class_names_section: 0,
+            contents_section: 0,
+            predicates: None,
+            class_names: None,
+            exports: Vec::new(),
+        },
+        objects,
+        root,
+        capacity_flags: Default::default(),
+    };
+    let tag0 = write::write(
+        &graph,
+        &tf.types,
+        &tf.sdk_version,
+        &write::TagRules::for_sdk(&tf.sdk_version),
+    )?;
+    if tf.offset == 0 {
+        return Ok(tag0);
+    }
+    phive(data, &tf, &tag0)
+}
+
+/// The phive wrapper around a rewritten tagfile (docs/tagfile-format.md §1): a 12-byte
+/// magic/version/byte-order head, then the tagfile offset (0x30), the tail offset (the
+/// tagfile's end aligned to 16), the file size, the padded tagfile size and the tail size.
+fn phive(data: &[u8], tf: &TagFile, tag0: &[u8]) -> Result<Vec<u8>> {
+    let le = |o: usize| -> Result<u32> {
+        data.get(o..o + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .ok_or_else(|| Error::truncated(o as u64, 4, 0))
+    };
+    let tail_at = le(0x10)? as usize;
+    let tail = data
+        .get(tail_at..)
+        .ok_or_else(|| Error::invalid(0x10, "phive tail offset past the end"))?;
+    let tail_len = if tail.starts_with(b"AAMP") {
+        le(tail_at + 12)? as usize
+    } else {
+        tail.len()
+    };
+    let tail = tail
+        .get(..tail_len)
+        .ok_or_else(|| Error::invalid(tail_at as u64, "phive tail runs past the end"))?;
+    let tag_off = tf.offset as usize;
+    let align16 = |x: usize| x.div_ceil(16) * 16;
+    let new_tail_at = align16(tag_off + tag0.len());
+    let padded_tail = align16(tail.len());
+    let mut out = data[..0x0C].to_vec();
+    for w in [
+        tag_off,
+        new_tail_at,
+        new_tail_at + padded_tail,
+        new_tail_at - tag_off,
+        padded_tail,
+    ] {
+        out.extend_from_slice(&(w as u32).to_le_bytes());
+    }
+    out.resize(tag_off, 0);
+    out.extend_from_slice(tag0);
+    out.resize(new_tail_at, 0);
+    out.extend_from_slice(tail);
+    out.resize(new_tail_at + padded_tail, 0);
+    Ok(out)
 }
