@@ -316,6 +316,7 @@ fn generation(meta: &Meta, pointer_size: u8) -> Generation {
         member_types: Vec::new(),
         member_flags: Vec::new(),
         packfile: Default::default(),
+        tagfile: None,
     }
 }
 

@@ -73,6 +73,7 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
         member_types: g.member_types.clone(),
         member_flags: g.member_flags.clone(),
         packfile: g.packfile,
+        tagfile: None,
     };
     Schema::new(generation, classes).map(Some).map_err(|d| {
         Error::schema(format!(

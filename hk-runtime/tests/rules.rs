@@ -20,6 +20,7 @@ fn generation(rules: LayoutRules) -> Generation {
             .collect(),
         member_flags: vec![("align_16".into(), 256), ("serialize_ignored".into(), 1024)],
         packfile: Default::default(),
+        tagfile: None,
     }
 }
 

@@ -73,7 +73,18 @@ pub fn roundtrip_bytes(data: &[u8], roots: &Roots, lenient: bool) -> (Outcome, O
     if !data.starts_with(&hk_runtime::packfile::header::MAGIC)
         && hk_runtime::tagfile::section::find_tag0(data).is_some()
     {
-        return match hk_runtime::tagfile::roundtrip(data) {
+        let rules = hk_runtime::tagfile::TagFile::parse(data)
+            .map_err(|e| e.to_string())
+            .and_then(|tf| {
+                catalog::for_tagfile(roots.dir(), &tf.sdk_version)
+                    .and_then(|(_, g)| g.tagfile)
+                    .ok_or_else(|| format!("no tagfile generation matches SDK {}", tf.sdk_version))
+            });
+        let rules = match rules {
+            Ok(r) => r,
+            Err(e) => return (Outcome::Failed(e), None),
+        };
+        return match hk_runtime::tagfile::roundtrip(data, &rules) {
             Ok(out) if out == data => (Outcome::Identical, Some(out)),
             Ok(out) => {
                 let offset = data

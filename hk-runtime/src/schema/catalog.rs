@@ -66,3 +66,14 @@ pub fn for_version(root: &Path, file_version: u32, contents_version: &str) -> Op
         })
         .map(|(p, _)| p.clone())
 }
+
+/// The tagfile generation under `root` for SDK version `sdk` (`20150100`): the folder whose
+/// contents version is `sdk`, else the newest older one.
+pub fn for_tagfile(root: &Path, sdk: &str) -> Option<(PathBuf, Generation)> {
+    let mut gens: Vec<_> = generations(root)
+        .into_iter()
+        .filter(|(_, g)| g.container == Container::Tagfile && g.contents_version.as_str() <= sdk)
+        .collect();
+    gens.sort_by(|a, b| a.1.contents_version.cmp(&b.1.contents_version));
+    gens.pop()
+}

@@ -187,6 +187,17 @@ struct RawGeneration {
     member_flags: BTreeMap<String, u16>,
     #[serde(default)]
     packfile: Option<RawPackfile>,
+    #[serde(default)]
+    tagfile: Option<RawTagfile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTagfile {
+    dedupe_strings: bool,
+    templates_first: bool,
+    string_pad: u8,
+    subsection_tags: [String; 4],
 }
 
 #[derive(Deserialize)]
@@ -485,6 +496,28 @@ fn convert_generation(
         member_flags: raw.member_flags.into_iter().collect(),
         packfile: super::PackfileRules {
             string_align: raw.packfile.and_then(|p| p.string_align).unwrap_or(2),
+        },
+        tagfile: match raw.tagfile {
+            None => None,
+            Some(t) => {
+                let mut tags = [[0u8; 4]; 4];
+                for (slot, text) in tags.iter_mut().zip(&t.subsection_tags) {
+                    match <[u8; 4]>::try_from(text.as_bytes()) {
+                        Ok(b) => *slot = b,
+                        Err(_) => diags.push(src.diag(
+                            None,
+                            "tagfile.subsection_tags",
+                            format!("`{text}` is not a 4-character tag"),
+                        )),
+                    }
+                }
+                Some(crate::tagfile::write::TagRules {
+                    dedupe_strings: t.dedupe_strings,
+                    templates_first: t.templates_first,
+                    string_pad: t.string_pad,
+                    tags,
+                })
+            }
         },
     };
     (diags.0.len() == before).then_some(generation)

@@ -54,6 +54,9 @@ pub struct Generation {
     pub member_flags: Vec<(String, u16)>,
     /// How this generation's packfile writer places data (`[packfile]`).
     pub packfile: PackfileRules,
+    /// How this generation's tagfile writer orders its tables (`[tagfile]`), for tagfile
+    /// generations.
+    pub tagfile: Option<crate::tagfile::write::TagRules>,
 }
 
 /// Placement choices of a generation's packfile writer that the object graph does not

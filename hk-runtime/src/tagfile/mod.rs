@@ -83,7 +83,7 @@ impl TagFile {
 ///
 /// # Errors
 /// Anything [`TagFile::parse`], [`data::objects`] or [`write::write`] reports.
-pub fn roundtrip(data: &[u8]) -> Result<Vec<u8>> {
+pub fn roundtrip(data: &[u8], rules: &write::TagRules) -> Result<Vec<u8>> {
     let tf = TagFile::parse(data)?;
     let (objects, root) = data::objects(&tf, data)?;
     let graph = crate::graph::Graph {
@@ -109,12 +109,7 @@ pub fn roundtrip(data: &[u8]) -> Result<Vec<u8>> {
         root,
         capacity_flags: Default::default(),
     };
-    let tag0 = write::write(
-        &graph,
-        &tf.types,
-        &tf.sdk_version,
-        &write::TagRules::for_sdk(&tf.sdk_version),
-    )?;
+    let tag0 = write::write(&graph, &tf.types, &tf.sdk_version, rules)?;
     if tf.offset == 0 {
         return Ok(tag0);
     }

@@ -11,7 +11,8 @@ use super::varint;
 use crate::error::{Error, Result};
 use crate::graph::{Field, Graph, ObjectId, Ptr, Value};
 
-/// How a tagfile generation writes its tables (`[tagfile]` rules; measured on the corpus).
+/// How a tagfile generation writes its tables: the `[tagfile]` table of its
+/// `generation.toml` (docs/tagfile-format.md §6 measures 2015 against 2022).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagRules {
     /// One string item per distinct text (2022) rather than one per slot (2015).
@@ -23,28 +24,6 @@ pub struct TagRules {
     pub string_pad: u8,
     /// Tags of the string, name, field-string and body subsections.
     pub tags: [[u8; 4]; 4],
-}
-
-impl TagRules {
-    /// The rules of SDK version `sdk` (`20150100`, `20220100`).
-    pub fn for_sdk(sdk: &str) -> TagRules {
-        // docs/tagfile-format.md §6: the two corpus versions; later SDKs write like 2022.
-        if sdk.as_bytes() < b"2016".as_slice() {
-            TagRules {
-                dedupe_strings: false,
-                templates_first: false,
-                string_pad: 0,
-                tags: [*b"TSTR", *b"TNAM", *b"FSTR", *b"TBOD"],
-            }
-        } else {
-            TagRules {
-                dedupe_strings: true,
-                templates_first: true,
-                string_pad: 0xFF,
-                tags: [*b"TST1", *b"TNA1", *b"FST1", *b"TBDY"],
-            }
-        }
-    }
 }
 
 const KIND_STRING: u64 = 3;
