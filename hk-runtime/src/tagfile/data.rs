@@ -106,6 +106,11 @@ struct Decoder<'a> {
     types: Resolved<'a>,
     objects: HashMap<usize, ObjectId>,
     covered: Vec<bool>,
+    char_type: u64,
+    /// Non-null slots: DATA offset, declared type.
+    slots: Vec<(u64, u64)>,
+    /// How often each item is named by a slot.
+    reached: Vec<u32>,
 }
 
 impl Decoder<'_> {
@@ -138,18 +143,52 @@ impl Decoder<'_> {
             .fold(0u64, |a, &b| (a << 8) | u64::from(b)))
     }
 
-    fn item(&mut self, at: u64) -> Result<Option<(usize, Item)>> {
+    /// The item a slot of declared type `t` names, checked against what the slot expects:
+    /// `want` (the item's type must be it or derive from it) and `flag`.
+    fn item(&mut self, at: u64, t: u64, want: u64, flag: u8) -> Result<Option<(usize, Item)>> {
         let idx = self.uint(at, 8)? as usize;
         if idx == 0 {
             return Ok(None);
         }
-        let it = *self.items.get(idx).ok_or_else(|| {
-            self.err(
-                at,
-                format!("slot names item {idx}, ITEM has {}", self.items.len()),
-            )
-        })?;
+        let Some(it) = self.items.get(idx).copied() else {
+            let n = self.items.len();
+            return Err(self.err(at, format!("slot names item {idx}, ITEM has {n}")));
+        };
+        let name = |x: u64| self.types.table.full_name(x);
+        if it.flags != flag {
+            let msg = format!(
+                "slot of {} names item {idx} with flags 0x{:X}, not 0x{flag:X}",
+                name(t),
+                it.flags
+            );
+            return Err(self.err(at, msg));
+        }
+        if !self.derives(u64::from(it.ty), want) {
+            let msg = format!(
+                "slot of {} names item {idx} of type {}",
+                name(t),
+                name(u64::from(it.ty))
+            );
+            return Err(self.err(at, msg));
+        }
+        self.slots.push((at, t));
+        self.reached[idx] += 1;
         Ok(Some((idx, it)))
+    }
+
+    /// Whether `t` is `base` or derives from it (docs/tagfile-format.md §4: pointer targets
+    /// are the pointer's subtype or a type derived from it, 311/311 and 714/714).
+    fn derives(&self, mut t: u64, base: u64) -> bool {
+        for _ in 0..64 {
+            if t == base {
+                return true;
+            }
+            match self.types.body(t) {
+                Some(b) if b.parent != 0 => t = b.parent,
+                _ => return false,
+            }
+        }
+        false
     }
 
     fn value(&mut self, t: u64, at: u64, depth: usize) -> Result<Value> {
@@ -192,7 +231,7 @@ impl Decoder<'_> {
                 8 => Value::Floats(vec![f64::from_bits(self.uint(at, 8)?) as f32]),
                 _ => Value::Real(f32::from_bits(self.uint(at, 4)? as u32)),
             },
-            kind::STRING => match self.item(at)? {
+            kind::STRING => match self.item(at, t, self.char_type, ITEM_ARRAY)? {
                 None => Value::String(None),
                 Some((i, it)) => {
                     let text = self
@@ -208,17 +247,9 @@ impl Decoder<'_> {
                     }
                 }
             },
-            kind::POINTER => match self.item(at)? {
+            kind::POINTER => match self.item(at, t, self.types.subtype(t), ITEM_OBJECT)? {
                 None => Value::Pointer(None),
-                Some((i, it)) => {
-                    if it.flags != ITEM_OBJECT {
-                        return Err(self.err(
-                            at,
-                            format!("pointer slot names item {i}, which is not an object"),
-                        ));
-                    }
-                    Value::Pointer(Some(Ptr::Object(self.objects[&i])))
-                }
+                Some((i, _)) => Value::Pointer(Some(Ptr::Object(self.objects[&i]))),
             },
             kind::ARRAY => {
                 let tail = self.uint(at + 8, 8)?;
@@ -227,15 +258,9 @@ impl Decoder<'_> {
                         self.err(at + 8, "array slot's size and capacity words are not zero")
                     );
                 }
-                match self.item(at)? {
+                match self.item(at, t, self.types.subtype(t), ITEM_ARRAY)? {
                     None => Value::Array(Vec::new()),
-                    Some((i, it)) => {
-                        if it.flags != ITEM_ARRAY {
-                            return Err(self.err(
-                                at,
-                                format!("array slot names item {i}, which is not an array"),
-                            ));
-                        }
+                    Some((_, it)) => {
                         let sub = self.types.subtype(t);
                         self.elements(sub, u64::from(it.offset), u64::from(it.count), depth)
                             .map(Value::Array)?
@@ -303,6 +328,9 @@ pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
         .ok_or_else(|| Error::invalid(tf.offset, "TAG0 has no DATA"))?;
     let (o, n) = sec.payload();
     let bytes = &data[o as usize..(o + n) as usize];
+    let char_type = (1..tf.types.types.len() as u64)
+        .find(|&t| tf.types.types[t as usize].name == "char")
+        .unwrap_or(0);
     let mut d = Decoder {
         data: bytes,
         base: o,
@@ -310,7 +338,11 @@ pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
         types: Resolved { table: &tf.types },
         objects: HashMap::new(),
         covered: vec![false; bytes.len()],
+        char_type,
+        slots: Vec::new(),
+        reached: vec![0; tf.items.len()],
     };
+    check_items(&d, tf, o)?;
     let object_items: Vec<usize> = (1..tf.items.len())
         .filter(|&i| tf.items[i].flags == ITEM_OBJECT)
         .collect();
@@ -321,6 +353,12 @@ pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
     for &i in &object_items {
         let it = tf.items[i];
         let t = u64::from(it.ty);
+        if it.count != 1 {
+            return Err(Error::invalid(
+                o,
+                format!("object item {i} has count {}", it.count),
+            ));
+        }
         let fields = d
             .fields(t, u64::from(it.offset), 0)
             .map_err(|e| e.in_(format!("item {i} {}", tf.types.full_name(t))))?;
@@ -336,9 +374,102 @@ pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
             format!("DATA byte 0x{:02X} belongs to no member", bytes[i]),
         ));
     }
+    // Every array and string is named by a slot; every object but the root by a pointer.
+    if let Some(i) = (2..tf.items.len()).find(|&i| d.reached[i] == 0) {
+        return Err(Error::invalid(o, format!("item {i} is named by no slot")));
+    }
+    check_patches(&d, tf, o)?;
     let root = *d
         .objects
         .get(&1)
         .ok_or_else(|| Error::invalid(tf.offset, "item 1 (the root) is not an object"))?;
     Ok((out, root))
+}
+
+/// Items lie inside DATA, aligned (objects to their type, arrays to 16, strings to 2) and
+/// without overlapping (docs/tagfile-format.md §4, 3806/3806 items).
+fn check_items(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
+    let mut spans = Vec::with_capacity(tf.items.len());
+    for (i, it) in tf.items.iter().enumerate().skip(1) {
+        let t = u64::from(it.ty);
+        let is_string = t == d.char_type;
+        let (size, align) = if is_string {
+            (1, 2)
+        } else if it.flags == ITEM_OBJECT {
+            (
+                d.types.size(t),
+                d.types
+                    .eff(t, |b| b.size_align.map(|s| s.1 & 0xFF))
+                    .unwrap_or(1)
+                    .max(1),
+            )
+        } else {
+            (d.types.size(t), 16)
+        };
+        let start = u64::from(it.offset);
+        let end = size
+            .checked_mul(u64::from(it.count))
+            .and_then(|l| l.checked_add(start));
+        let at = base + start;
+        match end {
+            Some(e) if e <= d.data.len() as u64 => spans.push((start, e, i)),
+            _ => return Err(Error::invalid(at, format!("item {i} runs past DATA"))),
+        }
+        if start % align != 0 {
+            return Err(Error::invalid(
+                at,
+                format!("item {i} is not {align}-aligned"),
+            ));
+        }
+        if it.flags != ITEM_OBJECT && it.flags != ITEM_ARRAY {
+            return Err(Error::invalid(
+                at,
+                format!("item {i} has flags 0x{:X}", it.flags),
+            ));
+        }
+    }
+    spans.sort();
+    for w in spans.windows(2) {
+        if w[1].0 < w[0].1 {
+            return Err(Error::invalid(
+                base + w[1].0,
+                format!("item {} overlaps item {}", w[1].2, w[0].2),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// PTCH lists exactly the non-null slots, grouped by declared type (§5: 4607/4607).
+fn check_patches(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
+    let mut found: HashMap<u64, Vec<u64>> = HashMap::new();
+    for &(at, t) in &d.slots {
+        found.entry(t).or_default().push(at);
+    }
+    let mut listed: HashMap<u64, Vec<u64>> = HashMap::new();
+    for p in &tf.patches {
+        let e = listed.entry(u64::from(p.ty)).or_default();
+        e.extend(p.offsets.iter().map(|&o| u64::from(o)));
+    }
+    for v in found.values_mut().chain(listed.values_mut()) {
+        v.sort_unstable();
+    }
+    if found != listed {
+        let t = found
+            .keys()
+            .chain(listed.keys())
+            .find(|t| found.get(t) != listed.get(t))
+            .copied()
+            .unwrap_or(0);
+        return Err(Error::invalid(
+            base,
+            format!(
+                "PTCH does not list the slots of {}: {} listed, {} found",
+                tf.types.full_name(t),
+                listed.get(&t).map_or(0, Vec::len),
+                found.get(&t).map_or(0, Vec::len)
+            ),
+        ));
+    }
+    Ok(())
 }

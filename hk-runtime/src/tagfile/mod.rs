@@ -52,7 +52,46 @@ impl TagFile {
         };
         let (o, n) = need(b"SDKV")?.payload();
         let sdk_version = String::from_utf8_lossy(&data[o as usize..(o + n) as usize]).into_owned();
-        let types = types::TypeTable::parse(data, need(b"TYPE")?)?;
+        // SDKV is 8 digits (20150100, 20220100: docs/tagfile-format.md §1).
+        if sdk_version.len() != 8 || !sdk_version.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(Error::invalid(
+                o,
+                format!("SDKV `{sdk_version}` is not an 8-digit SDK version"),
+            ));
+        }
+        if offset > 0 {
+            check_phive(data, offset, root.size)?;
+        }
+        // A bare tagfile is nothing but its TAG0 section (4/4 DSR files).
+        if offset == 0 && root.size != data.len() as u64 {
+            return Err(Error::invalid(
+                root.size,
+                format!(
+                    "{} bytes follow the TAG0 section",
+                    data.len() as i64 - root.size as i64
+                ),
+            ));
+        }
+        let type_sec = need(b"TYPE")?;
+        let types = types::TypeTable::parse(data, type_sec)?;
+        // TPTR: 8 zero bytes per type, the null type included (6/6).
+        let tptr = type_sec
+            .child(b"TPTR")
+            .ok_or_else(|| Error::invalid(type_sec.offset, "TYPE has no TPTR"))?;
+        let (po, pn) = tptr.payload();
+        if pn != 8 * types.types.len() as u64
+            || data[po as usize..(po + pn) as usize]
+                .iter()
+                .any(|&b| b != 0)
+        {
+            return Err(Error::invalid(
+                po,
+                format!(
+                    "TPTR is {pn} bytes, not 8 zero bytes for each of {} types",
+                    types.types.len()
+                ),
+            ));
+        }
         let (items, patches) = index::parse(data, need(b"INDX")?)?;
         let ntypes = types.types.len() as u32;
         if let Some(bad) = items
@@ -114,6 +153,45 @@ pub fn roundtrip(data: &[u8], rules: &write::TagRules) -> Result<Vec<u8>> {
         return Ok(tag0);
     }
     phive(data, &tf, &tag0)
+}
+
+/// The phive header of `data` agrees with the tagfile at `offset` of `size` bytes and with
+/// the file's length (docs/tagfile-format.md §1, 2/2 files).
+fn check_phive(data: &[u8], offset: u64, size: u64) -> Result<()> {
+    let le = |o: usize| {
+        data.get(o..o + 4)
+            .map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
+    };
+    if !data.starts_with(b"Phive\0") {
+        return Err(Error::invalid(
+            0,
+            "a tagfile behind an unknown wrapper (not `Phive`)",
+        ));
+    }
+    let tail = size.div_ceil(16) * 16 + offset;
+    let fields = [
+        (0x0C, offset),
+        (0x10, tail),
+        (0x14, data.len() as u64),
+        (0x18, tail - offset),
+    ];
+    for (at, want) in fields {
+        let got = le(at).ok_or_else(|| Error::truncated(at as u64, 4, 0))?;
+        if got != want {
+            return Err(Error::invalid(
+                at as u64,
+                format!("phive header word 0x{got:X}, expected 0x{want:X}"),
+            ));
+        }
+    }
+    let tail_size = le(0x1C).ok_or_else(|| Error::truncated(0x1C, 4, 0))?;
+    if tail + tail_size != data.len() as u64 {
+        return Err(Error::invalid(
+            0x1C,
+            format!("phive tail of 0x{tail_size:X} bytes does not end the file"),
+        ));
+    }
+    Ok(())
 }
 
 /// The phive wrapper around a rewritten tagfile (docs/tagfile-format.md §1): a 12-byte

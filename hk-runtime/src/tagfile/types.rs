@@ -293,3 +293,41 @@ impl TypeTable {
         format!("{}<{}>", t.name, args.join(", "))
     }
 }
+
+impl TypeTable {
+    fn eff<T>(&self, mut t: u64, get: impl Fn(&Body) -> Option<T>) -> Option<T> {
+        for _ in 0..64 {
+            let b = self.types.get(t as usize)?.body.as_ref()?;
+            if let Some(v) = get(b) {
+                return Some(v);
+            }
+            if b.parent == 0 {
+                return None;
+            }
+            t = b.parent;
+        }
+        None
+    }
+
+    /// The size of type `t`, through its parent chain.
+    pub fn size_of(&self, t: u64) -> u64 {
+        self.eff(t, |b| b.size_align.map(|s| s.0)).unwrap_or(0)
+    }
+
+    /// The alignment of type `t` (the low byte of the stored value).
+    pub fn align_of(&self, t: u64) -> u64 {
+        self.eff(t, |b| b.size_align.map(|s| s.1 & 0xFF))
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// The format kind of type `t` (low byte of the format word; 3 for every string form).
+    pub fn kind_of(&self, t: u64) -> u64 {
+        let k = self.eff(t, |b| b.format).unwrap_or(0) & 0xFF;
+        if k & 0x7F == 3 {
+            3
+        } else {
+            k
+        }
+    }
+}
