@@ -124,117 +124,6 @@ fn resolve_enums(
     Ok(())
 }
 
-/// Whether class `name`'s own start agrees with what the dump states: its first member's
-/// offset, or its size when it has no members.
-fn start_agrees(layouts: &mut Layouts<'_>, c: &Class) -> bool {
-    let Ok(l) = layouts.class(&c.name) else {
-        return false;
-    };
-    match (c.members.first(), l.members.first()) {
-        (Some(m), Some(ml)) => m.expected_offset.is_none_or(|o| o == ml.offset),
-        _ => c.expected_size.is_none_or(|s| s == l.size),
-    }
-}
-
-/// Sets interface counts: for each class, parents first, the smallest count (0 to 4) that
-/// puts its first member (or its end) where the dump says. Seed 000 lists the table slots
-/// before the first member; the notes: "Where a dump does not record them, infer them from
-/// member offsets."
-fn infer_interfaces(generation: &Generation, classes: &mut Vec<Class>) -> Result<(), String> {
-    let order = topo(classes);
-    let build = |classes: &Vec<Class>| {
-        Schema::new(generation.clone(), classes.clone()).map_err(|d| d.to_string())
-    };
-    let mut schema = build(classes)?;
-    for idx in order {
-        if start_agrees(&mut Layouts::new(&schema, generation.layout), &classes[idx]) {
-            continue;
-        }
-        let original = classes[idx].interfaces;
-        let mut fixed = false;
-        for i in (0..=4u32).filter(|&i| i != original) {
-            classes[idx].interfaces = i;
-            let candidate = build(classes)?;
-            if start_agrees(
-                &mut Layouts::new(&candidate, generation.layout),
-                &classes[idx],
-            ) {
-                schema = candidate;
-                fixed = true;
-                break;
-            }
-        }
-        if !fixed {
-            classes[idx].interfaces = original;
-        }
-    }
-    Ok(())
-}
-
-/// Where a stated offset lies past the end of the member before it, the dump leaves out
-/// members it does not reflect (hkpWorld's runtime state, for one): record the distance as
-/// that member's `gap_before`, which moves the layout without entering the signature.
-fn infer_gaps(generation: &Generation, classes: &mut [Class]) -> Result<(), String> {
-    let build = |classes: &[Class]| {
-        Schema::new(generation.to_owned(), classes.to_vec()).map_err(|d| d.to_string())
-    };
-    let mut schema = build(classes)?;
-    for idx in topo(classes) {
-        // One gap at a time: each insertion moves every later member.
-        for _ in 0..classes[idx].members.len() {
-            let Ok(layout) = Layouts::new(&schema, generation.layout)
-                .class(&classes[idx].name)
-                .cloned()
-            else {
-                break;
-            };
-            let c = &mut classes[idx];
-            let first_off = c
-                .members
-                .iter()
-                .zip(&layout.members)
-                .position(|(m, ml)| m.expected_offset.is_some_and(|o| o != ml.offset));
-            let Some(k) = first_off else { break };
-            let stated = c.members[k].expected_offset.unwrap_or(0);
-            let end = if k == 0 {
-                0
-            } else {
-                layout.members[k - 1].offset + layout.members[k - 1].size
-            };
-            if k == 0 || stated < layout.members[k].offset {
-                break;
-            }
-            c.members[k].gap_before +=
-                stated - end.max(layout.members[k].offset - c.members[k].gap_before);
-            schema = build(classes)?;
-        }
-    }
-    Ok(())
-}
-
-/// Class indices with every parent before its children.
-fn topo(classes: &[Class]) -> Vec<usize> {
-    let index: HashMap<&str, usize> = classes
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.name.as_str(), i))
-        .collect();
-    let depth = |mut i: usize| {
-        let mut d = 0;
-        while let Some(p) = classes[i].parent.as_deref().and_then(|p| index.get(p)) {
-            i = *p;
-            d += 1;
-            if d > classes.len() {
-                break;
-            }
-        }
-        d
-    };
-    let mut order: Vec<usize> = (0..classes.len()).collect();
-    order.sort_by_key(|&i| (depth(i), classes[i].name.clone()));
-    order
-}
-
 /// Chooses the reuse-padding rule that reproduces more stated offsets.
 fn choose_reuse_padding(generation: &mut Generation, classes: &[Class]) -> Result<(), String> {
     let mut best = (0usize, false);
@@ -276,10 +165,10 @@ fn finish(
     generation.member_types = types;
     generation.member_flags = flags;
     resolve_enums(&mut classes, &enums)?;
-    infer_interfaces(&generation, &mut classes)?;
+    hk_runtime::schema::infer::interfaces(&generation, &mut classes)?;
     choose_reuse_padding(&mut generation, &classes)?;
-    infer_interfaces(&generation, &mut classes)?;
-    infer_gaps(&generation, &mut classes)?;
+    hk_runtime::schema::infer::interfaces(&generation, &mut classes)?;
+    hk_runtime::schema::infer::gaps(&generation, &mut classes)?;
     classes.sort_by(|a, b| a.name.cmp(&b.name));
     let schema = Schema::new(generation.clone(), classes.clone()).map_err(|d| d.to_string())?;
     // A stated signature the dump's own description does not hash to is a defect of the

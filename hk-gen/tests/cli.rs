@@ -102,6 +102,39 @@ fn extract_then_check_round_trips_a_metadata_file() {
 }
 
 #[test]
+fn tagfiles_extract_merged_and_check_against_their_type_tables() {
+    let Some(corpus) = corpus() else { return };
+    let dsr = corpus.join("games/dark-souls-remastered");
+    let files: Vec<String> = ["c2240_ragdoll.hkx", "c2240_skeleton.hkx"]
+        .iter()
+        .map(|f| dsr.join(f).to_str().unwrap().to_string())
+        .collect();
+    let out_dir = std::env::temp_dir().join(format!("hk-cli-tagx-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let mut args = vec!["schema", "extract", "-o", out_dir.to_str().unwrap()];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = hk(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2 tagfile(s) of SDK 20150100"), "{out}");
+    let mut args = vec!["schema", "check", "--schema", out_dir.to_str().unwrap()];
+    args.extend(files.iter().map(String::as_str));
+    let (code, out, err) = hk(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("sizes 100/100, member offsets 409/409"), "{out}");
+    // A file of another SDK against it: a table of mismatches and exit status 1.
+    let totk = corpus.join("games/totk/Armor_225_Head.bphcl");
+    let (code, out, _) = hk(&[
+        "schema",
+        "check",
+        "--schema",
+        out_dir.to_str().unwrap(),
+        totk.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("MISMATCH") && out.contains("stored"), "{out}");
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     let junk = std::env::temp_dir().join(format!("hk-cli-junk-{}.hkx", std::process::id()));
     std::fs::write(&junk, b"not a havok file at all").unwrap();

@@ -112,6 +112,11 @@ pub struct ClassLayout {
     pub align: u32,
     /// End of the last member, before tail padding.
     pub data_end: u32,
+    /// Where a derived class's own members may start when tail padding is not reused:
+    /// the size without a declared class alignment, which derived classes do not inherit
+    /// as padding (hkpConstraintAtom is declared 16-aligned and 16 bytes, yet its subclasses
+    /// start at offset 2: every atom in c2240_ragdoll.hkx's type table).
+    pub base_size: u32,
     /// Declared members, in declaration order.
     pub members: Vec<MemberLayout>,
 }
@@ -219,7 +224,7 @@ impl<'s> Layouts<'s> {
                 let start = if self.rules.reuse_padding {
                     p.data_end
                 } else {
-                    p.size
+                    p.base_size
                 };
                 (start, p.align)
             }
@@ -246,15 +251,20 @@ impl<'s> Layouts<'s> {
         let data_end = offset;
         // An empty root class still occupies one byte in C++; with the empty-base
         // optimisation a derived class reuses that byte (it starts at data_end = 0).
-        let size = if data_end == 0 && class.parent.is_none() {
-            if self.rules.empty_base {
-                1
+        let sized = |align: u32| {
+            if data_end == 0 && class.parent.is_none() {
+                if self.rules.empty_base {
+                    1
+                } else {
+                    align
+                }
             } else {
-                align
+                align_up(data_end, align)
             }
-        } else {
-            align_up(data_end, align)
         };
+        let base_size = sized(align);
+        align = align.max(class.align.unwrap_or(1));
+        let size = sized(align);
         stack.pop();
         self.done.insert(
             name.to_string(),
@@ -262,6 +272,7 @@ impl<'s> Layouts<'s> {
                 size,
                 align,
                 data_end,
+                base_size,
                 members,
             },
         );

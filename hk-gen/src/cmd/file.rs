@@ -156,7 +156,10 @@ fn tagfile_info(file: &Path, data: &[u8], at: u64) -> Result<ExitCode, String> {
         tf.types
             .full_name(u64::from(tf.items.get(1).map_or(0, |i| i.ty)))
     );
-    outln!("  (tagfile objects are not decoded into the graph yet)");
+    match hk_runtime::tagfile::data::objects(&tf, data) {
+        Ok((objects, _)) => outln!("  {} objects (`hk dump` lists them)", objects.len()),
+        Err(e) => outln!("  objects: {}", e.in_file(file)),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -211,7 +214,7 @@ fn emit(doc: &serde_json::Value, format: Format, out: Option<&Path>) -> Result<E
     Ok(ExitCode::SUCCESS)
 }
 
-/// A tagfile's objects as a dump (read only: the tagfile writer has not landed).
+/// A tagfile's objects as a dump (read only: `hk build` cannot write tagfiles from one).
 fn tagfile_dump(file: &Path, data: &[u8]) -> Result<serde_json::Value, String> {
     use hk_runtime::graph::{FileInfo, Graph};
     let tf = hk_runtime::tagfile::TagFile::parse(data).map_err(|e| e.in_file(file).to_string())?;
@@ -287,7 +290,7 @@ pub fn build(dump_path: &Path, out: &Path, roots: &Roots) -> Result<ExitCode, St
     let doc = load_dump(dump_path)?;
     if doc.get("container").and_then(|c| c.as_str()) == Some("tagfile") {
         return Err(format!(
-            "{}: a tagfile dump; writing tagfiles has not landed yet",
+            "{}: a tagfile dump; building tagfiles from a dump is not supported yet (the tagfile writer works from a parsed file's type table: `hk roundtrip` writes tagfiles back)",
             dump_path.display()
         ));
     }

@@ -38,13 +38,18 @@ pub enum SchemaCmd {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
-    /// Write the class metadata a file carries (`__types__`) as a schema folder.
+    /// Write the classes a file describes as a schema folder: a packfile's `__types__`
+    /// metadata, or the type tables of one or more tagfiles (merged).
     Extract {
-        /// A packfile with class metadata.
-        file: PathBuf,
+        /// A packfile with class metadata, or tagfiles of one SDK version.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Output folder.
         #[arg(short, long)]
         out: PathBuf,
+        /// Generation name written for tagfiles (default: `havok-<sdk version>`).
+        #[arg(long)]
+        name: Option<String>,
         /// Schema folder with the reflection classes (default: the one matching the header).
         #[arg(long)]
         reflection: Option<PathBuf>,
@@ -107,12 +112,35 @@ pub fn run(cmd: SchemaCmd, roots: &Roots) -> Result<ExitCode, String> {
             schema,
             quiet,
             files,
-        } => check_files(schema.as_deref(), quiet, &files, roots),
+        } => {
+            let data = read_all(&files)?;
+            if data
+                .iter()
+                .all(|d| hk_runtime::tagfile::section::find_tag0(d).is_some())
+            {
+                let dir = schema.ok_or("tagfiles are checked against --schema <folder>")?;
+                return check_tagfiles(&dir, quiet, &files, &data);
+            }
+            check_files(schema.as_deref(), quiet, &files, roots)
+        }
         SchemaCmd::Extract {
-            file,
+            files,
             out,
+            name,
             reflection,
-        } => extract(&file, &out, reflection.as_deref(), roots),
+        } => {
+            let data = read_all(&files)?;
+            if data
+                .iter()
+                .all(|d| hk_runtime::tagfile::section::find_tag0(d).is_some())
+            {
+                return extract_tagfiles(&files, &data, &out, name);
+            }
+            let [file] = &files[..] else {
+                return Err("packfile extraction takes one file (tagfiles may be merged)".into());
+            };
+            extract(file, &out, reflection.as_deref(), roots)
+        }
         SchemaCmd::Layout { dir, class, rules } => layout(&dir, &class, rules.as_deref()),
         SchemaCmd::Import {
             format,
@@ -321,6 +349,120 @@ fn extract(
         out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn read_all(files: &[PathBuf]) -> Result<Vec<Vec<u8>>, String> {
+    files
+        .iter()
+        .map(|f| std::fs::read(f).map_err(|e| format!("{}: {e}", f.display())))
+        .collect()
+}
+
+fn extract_tagfiles(
+    files: &[PathBuf],
+    data: &[Vec<u8>],
+    out: &Path,
+    name: Option<String>,
+) -> Result<ExitCode, String> {
+    use hk_runtime::tagfile::TagFile;
+    let mut tfs = Vec::new();
+    for (f, d) in files.iter().zip(data) {
+        tfs.push(TagFile::parse(d).map_err(|e| e.in_file(f).to_string())?);
+    }
+    let refs: Vec<&TagFile> = tfs.iter().collect();
+    let sdk = tfs[0].sdk_version.clone();
+    if let Some(other) = tfs.iter().find(|t| t.sdk_version != sdk) {
+        return Err(format!(
+            "the tagfiles are of different SDK versions ({sdk} and {})",
+            other.sdk_version
+        ));
+    }
+    let name = name.unwrap_or_else(|| format!("havok-{sdk}"));
+    let schema = hk_runtime::tagfile::schema::extract(&refs, &name).map_err(|e| e.to_string())?;
+    schema.to_folder(out).map_err(|e| e.to_string())?;
+    let gaps = schema
+        .classes()
+        .iter()
+        .filter(|c| c.members.iter().any(|m| m.gap_before > 0))
+        .count();
+    outln!(
+        "{} tagfile(s) of SDK {sdk}: wrote {} classes ({}; {gaps} with inferred gaps) to {}",
+        files.len(),
+        schema.classes().len(),
+        schema.generation.layout,
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Checks tagfiles' type tables against a schema: sizes, member offsets and flags.
+fn check_tagfiles(
+    schema_dir: &Path,
+    quiet: bool,
+    files: &[PathBuf],
+    data: &[Vec<u8>],
+) -> Result<ExitCode, String> {
+    let schema = schemas::load(schema_dir)?;
+    let mut failed = 0;
+    for (f, d) in files.iter().zip(data) {
+        let tf = match hk_runtime::tagfile::TagFile::parse(d) {
+            Ok(tf) => tf,
+            Err(e) => {
+                eprintln!("{}", e.in_file(f));
+                failed += 1;
+                continue;
+            }
+        };
+        let rows = hk_runtime::tagfile::schema::check(&schema, &tf);
+        let pick = |flags: Option<bool>| {
+            let sel: Vec<_> = rows
+                .iter()
+                .filter(|r| match (flags, r.member.as_deref()) {
+                    (None, m) => m.is_none(),
+                    (Some(fl), Some(m)) => m.ends_with("#flags") == fl,
+                    (Some(_), None) => false,
+                })
+                .collect();
+            let ok = sel.iter().filter(|r| r.verdict == Verdict::Match).count();
+            format!("{ok}/{}", sel.len())
+        };
+        let bad: Vec<_> = rows
+            .iter()
+            .filter(|r| r.verdict != Verdict::Match)
+            .collect();
+        outln!(
+            "{} [tagfile {}] vs {}: sizes {}, member offsets {}, member flags {} → {}",
+            f.display(),
+            tf.sdk_version,
+            schema_dir.display(),
+            pick(None),
+            pick(Some(false)),
+            pick(Some(true)),
+            if bad.is_empty() { "ok" } else { "MISMATCH" }
+        );
+        if !quiet {
+            for r in &bad {
+                outln!(
+                    "  {}{}: stored {}, computed {}",
+                    r.class,
+                    r.member
+                        .as_deref()
+                        .map(|m| format!(".{m}"))
+                        .unwrap_or_default(),
+                    r.stored,
+                    r.computed.map_or("missing".to_string(), |c| c.to_string())
+                );
+            }
+        }
+        if !bad.is_empty() {
+            failed += 1;
+        }
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Runs every check of one file.

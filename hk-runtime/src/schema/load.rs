@@ -270,6 +270,7 @@ struct RawClass {
     flags: u32,
     signature: Option<Spanned<Number>>,
     size: Option<u32>,
+    align: Option<u32>,
     #[serde(default)]
     enums: Vec<RawEnum>,
     #[serde(default)]
@@ -667,6 +668,7 @@ fn convert_class(
         enums,
         members,
         expected_size: raw.size,
+        align: raw.align,
         expected_signature,
         pinned,
         note: raw.note,

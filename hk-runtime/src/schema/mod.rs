@@ -4,6 +4,7 @@
 //! folder; [`Schema::to_folder`] writes one (used by `hk schema extract`).
 
 pub mod catalog;
+pub mod infer;
 mod load;
 mod write;
 
@@ -204,6 +205,9 @@ pub struct Class {
     pub members: Vec<Member>,
     /// Expected size under the default layout, when stated.
     pub expected_size: Option<u32>,
+    /// Alignment the class declares beyond its members' (`align = 16` for HK_ALIGN16
+    /// classes such as 2015's hkpConstraintAtom).
+    pub align: Option<u32>,
     /// Expected (stored) signature, when stated. Checked, never used as input.
     pub expected_signature: Option<u32>,
     /// Pinned signature, for classes whose definition is not known exactly.
@@ -226,6 +230,7 @@ impl Class {
             enums: Vec::new(),
             members: Vec::new(),
             expected_size: None,
+            align: None,
             expected_signature: None,
             pinned: None,
             note: None,

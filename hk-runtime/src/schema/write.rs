@@ -66,6 +66,9 @@ impl Class {
         if let Some(s) = self.expected_size {
             let _ = writeln!(o, "size = 0x{s:X}");
         }
+        if let Some(a) = self.align {
+            let _ = writeln!(o, "align = {a}");
+        }
         if let Some(p) = &self.pinned {
             let _ = writeln!(o, "\n[pinned]");
             let _ = writeln!(o, "signature = \"0x{:08X}\"", p.signature);

@@ -7,6 +7,7 @@
 
 pub mod data;
 pub mod index;
+pub mod schema;
 pub mod section;
 pub mod types;
 pub mod varint;

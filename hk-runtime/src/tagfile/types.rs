@@ -331,3 +331,15 @@ impl TypeTable {
         }
     }
 }
+
+impl TypeTable {
+    /// The format word of type `t`, through its parent chain.
+    pub fn format_of(&self, t: u64) -> u64 {
+        self.eff(t, |b| b.format).unwrap_or(0)
+    }
+
+    /// The pointee, element or storage type of `t`, through its parent chain.
+    pub fn subtype_of(&self, t: u64) -> u64 {
+        self.eff(t, |b| b.subtype).unwrap_or(0)
+    }
+}

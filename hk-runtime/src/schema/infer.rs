@@ -1,0 +1,170 @@
+//! Filling in what a class source leaves out, from the offsets and sizes it states:
+//! interface counts and unreflected gaps. Used by `hk schema import` (public dumps) and by
+//! schemas extracted from tagfile type tables.
+
+use std::collections::HashMap;
+
+use super::{Class, Generation, Schema};
+use crate::layout::Layouts;
+
+/// Whether class `name`'s own start agrees with what the source states: its first member's
+/// offset, or its size when it has no members.
+fn start_agrees(layouts: &mut Layouts<'_>, c: &Class) -> bool {
+    let Ok(l) = layouts.class(&c.name) else {
+        return false;
+    };
+    match (c.members.first(), l.members.first()) {
+        (Some(m), Some(ml)) => m.expected_offset.is_none_or(|o| o == ml.offset),
+        _ => c.expected_size.is_none_or(|s| s == l.size),
+    }
+}
+
+/// Sets interface counts: for each class, parents first, the smallest count (0 to 4) that
+/// puts its first member (or its end) where the source states. Seed 000 lists the table slots
+/// before the first member; the notes: "Where a dump does not record them, infer them from
+/// member offsets."
+pub fn interfaces(generation: &Generation, classes: &mut [Class]) -> Result<(), String> {
+    let order = topo(classes);
+    let build = |classes: &[Class]| {
+        Schema::new(generation.clone(), classes.to_vec()).map_err(|d| d.to_string())
+    };
+    let mut schema = build(classes)?;
+    for idx in order {
+        if start_agrees(&mut Layouts::new(&schema, generation.layout), &classes[idx]) {
+            continue;
+        }
+        let original = classes[idx].interfaces;
+        let mut fixed = false;
+        for i in (0..=4u32).filter(|&i| i != original) {
+            classes[idx].interfaces = i;
+            let candidate = build(classes)?;
+            if start_agrees(
+                &mut Layouts::new(&candidate, generation.layout),
+                &classes[idx],
+            ) {
+                schema = candidate;
+                fixed = true;
+                break;
+            }
+        }
+        if !fixed {
+            classes[idx].interfaces = original;
+        }
+    }
+    Ok(())
+}
+
+/// Where a stated offset lies past the end of the member before it, the source leaves out
+/// members it does not reflect (hkpWorld's runtime state, for one): record the distance as
+/// that member's `gap_before`, which moves the layout without entering the signature.
+pub fn gaps(generation: &Generation, classes: &mut [Class]) -> Result<(), String> {
+    for idx in topo(classes) {
+        gaps_of(generation, classes, idx)?;
+    }
+    Ok(())
+}
+
+fn build(generation: &Generation, classes: &[Class]) -> Result<Schema, String> {
+    Schema::new(generation.to_owned(), classes.to_vec()).map_err(|d| d.to_string())
+}
+
+/// The gaps of class `idx` alone; its parents are taken as they are.
+fn gaps_of(generation: &Generation, classes: &mut [Class], idx: usize) -> Result<(), String> {
+    // One gap at a time: each insertion moves every later member.
+    for _ in 0..classes[idx].members.len() {
+        let schema = build(generation, classes)?;
+        let Ok(layout) = Layouts::new(&schema, generation.layout)
+            .class(&classes[idx].name)
+            .cloned()
+        else {
+            break;
+        };
+        let c = &mut classes[idx];
+        let first_off = c
+            .members
+            .iter()
+            .zip(&layout.members)
+            .position(|(m, ml)| m.expected_offset.is_some_and(|o| o != ml.offset));
+        let Some(k) = first_off else { break };
+        let stated = c.members[k].expected_offset.unwrap_or(0);
+        let computed = layout.members[k].offset;
+        if stated < computed {
+            break;
+        }
+        // Both offsets are aligned to the member, so the difference keeps it aligned.
+        c.members[k].gap_before += stated - computed;
+    }
+    Ok(())
+}
+
+/// How many of class `idx`'s stated offsets and size the layout misses.
+fn misses(generation: &Generation, classes: &[Class], idx: usize) -> Result<usize, String> {
+    let schema = build(generation, classes)?;
+    let c = &classes[idx];
+    let Ok(l) = Layouts::new(&schema, generation.layout)
+        .class(&c.name)
+        .cloned()
+    else {
+        return Ok(usize::MAX);
+    };
+    let offsets = c
+        .members
+        .iter()
+        .zip(&l.members)
+        .filter(|(m, ml)| m.expected_offset.is_some_and(|o| o != ml.offset))
+        .count();
+    Ok(offsets + usize::from(c.expected_size.is_some_and(|s| s != l.size)))
+}
+
+/// Interface count and gaps together, class by class with parents first: for each class the
+/// stated interface count and then 0 to 4 are tried, each with its gaps, and the first that
+/// reproduces every stated offset and the size is kept (else the one that misses fewest).
+/// Used for tagfile type tables, whose memberless bases (hkpShapeBase) make the two
+/// separate passes pick an interface count that a gap should have explained.
+pub fn fit(generation: &Generation, classes: &mut [Class]) -> Result<(), String> {
+    for idx in topo(classes) {
+        let original = classes[idx].clone();
+        let mut best: Option<(usize, Class)> = None;
+        let counts = std::iter::once(original.interfaces)
+            .chain((0..=4).filter(|&i| i != original.interfaces));
+        for i in counts {
+            classes[idx] = original.clone();
+            classes[idx].interfaces = i;
+            gaps_of(generation, classes, idx)?;
+            let score = misses(generation, classes, idx)?;
+            if best.as_ref().is_none_or(|(s, _)| score < *s) {
+                best = Some((score, classes[idx].clone()));
+            }
+            if score == 0 {
+                break;
+            }
+        }
+        if let Some((_, c)) = best {
+            classes[idx] = c;
+        }
+    }
+    Ok(())
+}
+
+/// Class indices with every parent before its children.
+pub fn topo(classes: &[Class]) -> Vec<usize> {
+    let index: HashMap<&str, usize> = classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect();
+    let depth = |mut i: usize| {
+        let mut d = 0;
+        while let Some(p) = classes[i].parent.as_deref().and_then(|p| index.get(p)) {
+            i = *p;
+            d += 1;
+            if d > classes.len() {
+                break;
+            }
+        }
+        d
+    };
+    let mut order: Vec<usize> = (0..classes.len()).collect();
+    order.sort_by_key(|&i| (depth(i), classes[i].name.clone()));
+    order
+}
