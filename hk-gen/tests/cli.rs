@@ -120,7 +120,10 @@ fn tagfiles_extract_merged_and_check_against_their_type_tables() {
     args.extend(files.iter().map(String::as_str));
     let (code, out, err) = hk(&args);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("sizes 100/100, member offsets 409/409"), "{out}");
+    assert!(
+        out.contains("sizes 100/100, member offsets 409/409"),
+        "{out}"
+    );
     // A file of another SDK against it: a table of mismatches and exit status 1.
     let totk = corpus.join("games/totk/Armor_225_Head.bphcl");
     let (code, out, _) = hk(&[
