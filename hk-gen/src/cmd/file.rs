@@ -58,7 +58,7 @@ pub fn open(file: &Path, roots: &Roots, lenient: bool) -> Result<Opened, String>
 pub fn info(file: &Path, roots: &Roots) -> Result<ExitCode, String> {
     let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     if !data.starts_with(&hk_runtime::packfile::header::MAGIC) {
-        if let Some(at) = hk_runtime::tagfile::section::find_tag0(&data) {
+        if let Some(at) = hk_runtime::tagfile::locate(&data) {
             return tagfile_info(file, &data, at);
         }
     }
@@ -117,7 +117,27 @@ fn tagfile_info(file: &Path, data: &[u8], at: u64) -> Result<ExitCode, String> {
     let root =
         Section::parse(data, at, data.len() as u64).map_err(|e| e.in_file(file).to_string())?;
     outln!("{}", file.display());
-    if at > 0 {
+    if let Some(cm) = hk_runtime::tagfile::cm::Cm::detect(data) {
+        outln!(
+            "  id Tech cm container: {} surface records of {} bytes (record version {}), blob of {} bytes",
+            cm.records.len(),
+            if cm.version >= 0x12 { 28 } else { 24 },
+            if cm.version >= 0x12 { "0x12 or later" } else { "before 0x12" },
+            cm.blob_size
+        );
+        for (i, r) in cm.records.iter().enumerate() {
+            outln!(
+                "    [{i}] contents 0x{:X}, surface type {}, flags 0x{:X}, f3 {}, f4..f6 {} {} {}",
+                r.contents,
+                r.surface_type,
+                r.surface_flags,
+                r.f3,
+                r.f4,
+                r.f5,
+                r.f6
+            );
+        }
+    } else if at > 0 {
         outln!("  {at} bytes of wrapper before the tagfile");
     }
     let end = at + root.size;
@@ -173,7 +193,7 @@ pub fn dump_cmd(
 ) -> Result<ExitCode, String> {
     let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     if !data.starts_with(&hk_runtime::packfile::header::MAGIC)
-        && hk_runtime::tagfile::section::find_tag0(&data).is_some()
+        && hk_runtime::tagfile::locate(&data).is_some()
     {
         let doc = tagfile_dump(file, &data)?;
         return emit(&doc, format, out);
@@ -247,6 +267,23 @@ fn tagfile_dump(file: &Path, data: &[u8]) -> Result<serde_json::Value, String> {
     if let Some(m) = doc.as_object_mut() {
         m.insert("container".into(), serde_json::json!("tagfile"));
         m.insert("sdk_version".into(), serde_json::json!(tf.sdk_version));
+        if let Some(cm) = &tf.cm {
+            let records: Vec<_> = cm
+                .records
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "contents": r.contents, "surface_type": r.surface_type,
+                        "surface_flags": r.surface_flags, "f3": r.f3,
+                        "f4": r.f4, "f5": r.f5, "f6": r.f6,
+                    })
+                })
+                .collect();
+            m.insert(
+                "cm".into(),
+                serde_json::json!({ "version": cm.version, "records": records }),
+            );
+        }
     }
     Ok(doc)
 }

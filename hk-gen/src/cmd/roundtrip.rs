@@ -66,12 +66,14 @@ fn is_havok(p: &Path) -> bool {
     let head = &head[..n];
     head.starts_with(&hk_runtime::packfile::header::MAGIC)
         || hk_runtime::tagfile::section::find_tag0(head).is_some()
+        // id Tech cm payloads start with their surface records (seed 004 §2).
+        || p.extension().is_some_and(|e| e == "hkshape" || e == "cm")
 }
 
 /// Round-trips one file's bytes.
 pub fn roundtrip_bytes(data: &[u8], roots: &Roots, lenient: bool) -> (Outcome, Option<Vec<u8>>) {
     if !data.starts_with(&hk_runtime::packfile::header::MAGIC)
-        && hk_runtime::tagfile::section::find_tag0(data).is_some()
+        && hk_runtime::tagfile::locate(data).is_some()
     {
         let rules = hk_runtime::tagfile::TagFile::parse(data)
             .map_err(|e| e.to_string())

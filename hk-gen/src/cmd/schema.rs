@@ -116,7 +116,7 @@ pub fn run(cmd: SchemaCmd, roots: &Roots) -> Result<ExitCode, String> {
             let data = read_all(&files)?;
             if data
                 .iter()
-                .all(|d| hk_runtime::tagfile::section::find_tag0(d).is_some())
+                .all(|d| hk_runtime::tagfile::locate(d).is_some())
             {
                 let dir = schema.ok_or("tagfiles are checked against --schema <folder>")?;
                 return check_tagfiles(&dir, quiet, &files, &data);
@@ -132,7 +132,7 @@ pub fn run(cmd: SchemaCmd, roots: &Roots) -> Result<ExitCode, String> {
             let data = read_all(&files)?;
             if data
                 .iter()
-                .all(|d| hk_runtime::tagfile::section::find_tag0(d).is_some())
+                .all(|d| hk_runtime::tagfile::locate(d).is_some())
             {
                 return extract_tagfiles(&files, &data, &out, name);
             }

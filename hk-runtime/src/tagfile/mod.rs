@@ -5,6 +5,7 @@
 //! 8-byte header) and a four-character tag. [`TagFile::parse`] reads the section tree, the
 //! type table and the index. Decoding DATA into the object graph and the writer are next.
 
+pub mod cm;
 pub mod data;
 pub mod index;
 pub mod schema;
@@ -17,11 +18,22 @@ pub use section::{Section, SECTION_HEADER};
 
 use crate::error::{Error, Result};
 
+/// Where the TAG0 section of `data` starts: after a cm container's records, behind a
+/// phive header, or at 0.
+pub fn locate(data: &[u8]) -> Option<u64> {
+    cm::Cm::detect(data)
+        .map(|c| c.blob_at)
+        .or_else(|| section::find_tag0(data))
+}
+
 /// A tagfile's sections, decoded as far as hk reads them today.
 #[derive(Debug)]
 pub struct TagFile {
-    /// Offset of the TAG0 section in the input (0, or 0x30 behind a phive header).
+    /// Offset of the TAG0 section in the input (0, 0x30 behind a phive header, or after a
+    /// cm container's surface records).
     pub offset: u64,
+    /// The cm container around the tagfile, if any.
+    pub cm: Option<cm::Cm>,
     /// The TAG0 section tree.
     pub root: Section,
     /// The SDK version string (`20150100`).
@@ -40,8 +52,11 @@ impl TagFile {
     /// # Errors
     /// No TAG0 section, or any structural problem, with its offset.
     pub fn parse(data: &[u8]) -> Result<TagFile> {
-        let offset =
-            section::find_tag0(data).ok_or_else(|| Error::invalid(0, "no TAG0 section"))?;
+        let cm = cm::Cm::detect(data);
+        let offset = match &cm {
+            Some(c) => c.blob_at,
+            None => section::find_tag0(data).ok_or_else(|| Error::invalid(0, "no TAG0 section"))?,
+        };
         let root = Section::parse(data, offset, data.len() as u64)?;
         let need = |t: &[u8; 4]| {
             root.child(t).ok_or_else(|| {
@@ -60,7 +75,7 @@ impl TagFile {
                 format!("SDKV `{sdk_version}` is not an 8-digit SDK version"),
             ));
         }
-        if offset > 0 {
+        if offset > 0 && cm.is_none() {
             check_phive(data, offset, root.size)?;
         }
         // A bare tagfile is nothing but its TAG0 section (4/4 DSR files).
@@ -108,6 +123,7 @@ impl TagFile {
         }
         Ok(TagFile {
             offset,
+            cm,
             root,
             sdk_version,
             types,
@@ -150,6 +166,9 @@ pub fn roundtrip(data: &[u8], rules: &write::TagRules) -> Result<Vec<u8>> {
         capacity_flags: Default::default(),
     };
     let tag0 = write::write(&graph, &tf.types, &tf.sdk_version, rules)?;
+    if let Some(c) = &tf.cm {
+        return Ok(cm::Cm::write(&c.records, c.version, &tag0));
+    }
     if tf.offset == 0 {
         return Ok(tag0);
     }
