@@ -118,8 +118,7 @@ pub fn run(cmd: SchemaCmd, roots: &Roots) -> Result<ExitCode, String> {
                 .iter()
                 .all(|d| hk_runtime::tagfile::locate(d).is_some())
             {
-                let dir = schema.ok_or("tagfiles are checked against --schema <folder>")?;
-                return check_tagfiles(&dir, quiet, &files, &data);
+                return check_tagfiles(schema.as_deref(), quiet, &files, &data, roots);
             }
             check_files(schema.as_deref(), quiet, &files, roots)
         }
@@ -395,15 +394,17 @@ fn extract_tagfiles(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks tagfiles' type tables against a schema: sizes, member offsets and flags.
+/// Checks tagfiles' type tables against a schema (given, or the tagfile generation whose
+/// contents version is the file's SDK version): sizes, member offsets and flags.
 fn check_tagfiles(
-    schema_dir: &Path,
+    given: Option<&Path>,
     quiet: bool,
     files: &[PathBuf],
     data: &[Vec<u8>],
+    roots: &Roots,
 ) -> Result<ExitCode, String> {
-    let schema = schemas::load(schema_dir)?;
     let mut failed = 0;
+    let mut cache: Vec<(PathBuf, Schema)> = Vec::new();
     for (f, d) in files.iter().zip(data) {
         let tf = match hk_runtime::tagfile::TagFile::parse(d) {
             Ok(tf) => tf,
@@ -413,7 +414,29 @@ fn check_tagfiles(
                 continue;
             }
         };
-        let rows = hk_runtime::tagfile::schema::check(&schema, &tf);
+        let schema_dir = match given {
+            Some(p) => p.to_path_buf(),
+            None => hk_runtime::schema::catalog::for_tagfile(roots.dir(), &tf.sdk_version)
+                .filter(|(_, g)| g.contents_version == tf.sdk_version)
+                .map(|(p, _)| p)
+                .ok_or_else(|| {
+                    format!(
+                        "{}: no tagfile schema folder is of SDK {}; pass --schema",
+                        f.display(),
+                        tf.sdk_version
+                    )
+                })?,
+        };
+        if !cache.iter().any(|(d, _)| *d == schema_dir) {
+            cache.push((schema_dir.clone(), schemas::load(&schema_dir)?));
+        }
+        let schema = &cache
+            .iter()
+            .find(|(d, _)| *d == schema_dir)
+            .expect("cached")
+            .1;
+        let schema_dir = schema_dir.as_path();
+        let rows = hk_runtime::tagfile::schema::check(schema, &tf);
         let pick = |flags: Option<bool>| {
             let sel: Vec<_> = rows
                 .iter()
@@ -457,6 +480,13 @@ fn check_tagfiles(
         if !bad.is_empty() {
             failed += 1;
         }
+    }
+    if files.len() > 1 {
+        outln!(
+            "{}/{} tagfiles agree with their schema",
+            files.len() - failed,
+            files.len()
+        );
     }
     Ok(if failed == 0 {
         ExitCode::SUCCESS
