@@ -1,20 +1,28 @@
 //! Heavier fuzzing than the test suite runs: seeded byte corruptions of every corpus
-//! packfile, read strictly and leniently and written back; reports any panic.
-//! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS]`
+//! packfile (read strictly and leniently and written back) and of every corpus tagfile, bare
+//! and wrapped in a cm container (parsed, decoded and round-tripped); reports any panic.
+//! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS] [all|packfiles|tagfiles]`
 
 use hk_runtime::packfile::read::{read, ReadOptions};
 use hk_runtime::packfile::write::write;
 use hk_runtime::packfile::Packfile;
+use hk_runtime::tagfile::cm::{Cm, SurfaceRecord, RETAIL_VERSION};
+use hk_runtime::tagfile::{roundtrip, TagFile};
 
 fn main() {
     let rounds: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(200);
+    let which = std::env::args().nth(2).unwrap_or_else(|| "all".into());
     let Some(corpus) = hk_tests::corpus("fuzz") else {
         return;
     };
-    let files = hk_tests::packfiles(&corpus);
+    let files = if which == "tagfiles" {
+        Vec::new()
+    } else {
+        hk_tests::packfiles(&corpus)
+    };
     let mut state = 0x1234_5678_9ABC_DEF0u64;
     let mut next = move || {
         state ^= state << 13;
@@ -57,5 +65,61 @@ fn main() {
     println!(
         "{tried} corrupted files tried over {} packfiles",
         files.len()
+    );
+    let mut tagfiles = Vec::new();
+    let dirs: &[&str] = if which == "packfiles" {
+        &[]
+    } else {
+        &["games/dark-souls-remastered", "games/totk"]
+    };
+    for dir in dirs {
+        let mut found: Vec<_> = std::fs::read_dir(corpus.join(dir))
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        found.sort();
+        for f in found {
+            let data = hk_tests::read(&f);
+            let Ok(tf) = TagFile::parse(&data) else {
+                continue;
+            };
+            let tag0 = data[tf.offset as usize..(tf.offset + tf.root.size) as usize].to_vec();
+            let rules =
+                hk_runtime::schema::catalog::for_tagfile(&hk_tests::schemas(), &tf.sdk_version)
+                    .and_then(|(_, g)| g.tagfile)
+                    .expect("tagfile rules");
+            let cm = Cm::write(&[SurfaceRecord::default(); 2], RETAIL_VERSION, &tag0);
+            tagfiles.push((f.clone(), data, rules.clone()));
+            tagfiles.push((f.with_extension("hkshape"), cm, rules));
+        }
+    }
+    let mut tried = 0;
+    for (f, data, rules) in &tagfiles {
+        for _ in 0..rounds {
+            let mut bad = data.clone();
+            for _ in 0..1 + next() % 3 {
+                let at = (next() % bad.len() as u64) as usize;
+                bad[at] = next() as u8;
+            }
+            let r = std::panic::catch_unwind(|| {
+                if let Ok(tf) = TagFile::parse(&bad) {
+                    let _ = hk_runtime::tagfile::data::objects(&tf, &bad);
+                    let _ = roundtrip(&bad, rules);
+                }
+            });
+            tried += 1;
+            if r.is_err() {
+                let out = std::env::temp_dir().join(format!("hk-fuzz-crash-tag-{tried}.bin"));
+                std::fs::write(&out, &bad).unwrap();
+                println!(
+                    "PANIC on a corruption of {} (saved as {})",
+                    f.display(),
+                    out.display()
+                );
+            }
+        }
+    }
+    println!(
+        "{tried} corrupted files tried over {} tagfiles (bare or in phive, and in cm)",
+        tagfiles.len()
     );
 }

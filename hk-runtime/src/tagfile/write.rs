@@ -148,12 +148,31 @@ struct Encoder<'g, 't> {
     types: Types<'t>,
     data: Vec<u8>,
     slots: HashMap<u64, Target<'g>>,
+    /// The first write outside the block (a type table whose sizes do not cover its
+    /// members' offsets); reported once the block is encoded.
+    fault: Option<Error>,
 }
 
 impl<'g> Encoder<'g, '_> {
     fn put(&mut self, at: u64, bytes: &[u8]) {
-        let a = at as usize;
-        self.data[a..a + bytes.len()].copy_from_slice(bytes);
+        let len = self.data.len();
+        match usize::try_from(at)
+            .ok()
+            .and_then(|a| self.data.get_mut(a..a.checked_add(bytes.len())?))
+        {
+            Some(dst) => dst.copy_from_slice(bytes),
+            None => {
+                self.fault.get_or_insert_with(|| {
+                    Error::invalid(
+                        at,
+                        format!(
+                            "{} bytes at 0x{at:X} lie outside the {len}-byte block its type sizes",
+                            bytes.len()
+                        ),
+                    )
+                });
+            }
+        }
     }
 
     fn value(&mut self, t: u64, at: u64, v: &'g Value) -> Result<()> {
@@ -192,7 +211,7 @@ impl<'g> Encoder<'g, '_> {
             (1, Value::CArray(bytes)) => {
                 for (i, b) in bytes.iter().enumerate() {
                     if let Value::UInt(x) = b {
-                        self.data[at as usize + i] = *x as u8;
+                        self.put(at + i as u64, &[*x as u8]);
                     }
                 }
             }
@@ -334,10 +353,25 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                 continue;
             }
             let esize = types.size(ty);
+            // A TAG0 section holds at most 2^30 bytes (its 30-bit size field, §1), so no
+            // block is allocated beyond that, whatever sizes the type table states.
+            let block = esize
+                .checked_mul(count)
+                .filter(|&b| b < 1 << 30)
+                .ok_or_else(|| {
+                    Error::invalid(
+                        off,
+                        format!(
+                            "{count} × {esize} bytes of {} do not fit a TAG0 section",
+                            table.full_name(ty)
+                        ),
+                    )
+                })?;
             let mut enc = Encoder {
                 types: Types(table),
-                data: vec![0; (esize * count) as usize],
+                data: vec![0; block as usize],
                 slots: HashMap::new(),
+                fault: None,
             };
             match &node {
                 Node::Object(id) => enc
@@ -354,6 +388,12 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                     }
                 }
                 Node::Str { .. } => {}
+            }
+            if let Some(e) = enc.fault.take() {
+                return Err(e.in_(format!(
+                    "block at DATA+0x{off:X} of {}",
+                    table.full_name(ty)
+                )));
             }
             let mut order = Vec::new();
             types.scan(
