@@ -148,3 +148,34 @@ pub const SEED_71: [(&str, u32); 24] = [
     ("hkpLimitedHingeConstraintData", 0x1C566B11),
     ("hkpBreakableConstraintData", 0x7034BDB6),
 ];
+
+/// The corpus tagfiles: 4 bare DSR TAG0 files (SDK 2015.1) and 2 TotK cloth files in phive
+/// wrappers (2022.1).
+pub const TAGFILES: [&str; 6] = [
+    "games/dark-souls-remastered/c2240_ragdoll.hkx",
+    "games/dark-souls-remastered/c2240_skeleton.hkx",
+    "games/dark-souls-remastered/c2240_a00_3000.hkx",
+    "games/dark-souls-remastered/map_collision_template.hkx",
+    "games/totk/Armor_225_Head.bphcl",
+    "games/totk/Armor_999_Head.bphcl",
+];
+
+/// A seeded xorshift64 generator, for reproducible corruptions.
+pub fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
+/// `data` with 1 to 3 random bytes overwritten.
+pub fn corrupt(data: &[u8], next: &mut impl FnMut() -> u64) -> Vec<u8> {
+    let mut bad = data.to_vec();
+    for _ in 0..1 + next() % 3 {
+        let at = (next() % bad.len() as u64) as usize;
+        bad[at] = next() as u8;
+    }
+    bad
+}

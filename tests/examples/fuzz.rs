@@ -23,24 +23,14 @@ fn main() {
     } else {
         hk_tests::packfiles(&corpus)
     };
-    let mut state = 0x1234_5678_9ABC_DEF0u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = hk_tests::xorshift(0x1234_5678_9ABC_DEF0);
     let mut tried = 0;
     for f in &files {
         let data = hk_tests::read(f);
         let pf = Packfile::parse(&data).unwrap();
         let schema = hk_tests::schema_for(&pf);
         for _ in 0..rounds {
-            let mut bad = data.clone();
-            for _ in 0..1 + next() % 3 {
-                let at = (next() % bad.len() as u64) as usize;
-                bad[at] = next() as u8;
-            }
+            let bad = hk_tests::corrupt(&data, &mut next);
             let r = std::panic::catch_unwind(|| {
                 if let Ok(pf) = Packfile::parse(&bad) {
                     for lenient in [false, true] {
@@ -52,13 +42,7 @@ fn main() {
             });
             tried += 1;
             if r.is_err() {
-                let out = std::env::temp_dir().join(format!("hk-fuzz-crash-{tried}.hkx"));
-                std::fs::write(&out, &bad).unwrap();
-                println!(
-                    "PANIC on a corruption of {} (saved as {})",
-                    f.display(),
-                    out.display()
-                );
+                save_crash(f, &bad, &format!("hk-fuzz-crash-{tried}.hkx"));
             }
         }
     }
@@ -95,11 +79,7 @@ fn main() {
     let mut tried = 0;
     for (f, data, rules) in &tagfiles {
         for _ in 0..rounds {
-            let mut bad = data.clone();
-            for _ in 0..1 + next() % 3 {
-                let at = (next() % bad.len() as u64) as usize;
-                bad[at] = next() as u8;
-            }
+            let bad = hk_tests::corrupt(data, &mut next);
             let r = std::panic::catch_unwind(|| {
                 if let Ok(tf) = TagFile::parse(&bad) {
                     let _ = hk_runtime::tagfile::data::objects(&tf, &bad);
@@ -108,18 +88,23 @@ fn main() {
             });
             tried += 1;
             if r.is_err() {
-                let out = std::env::temp_dir().join(format!("hk-fuzz-crash-tag-{tried}.bin"));
-                std::fs::write(&out, &bad).unwrap();
-                println!(
-                    "PANIC on a corruption of {} (saved as {})",
-                    f.display(),
-                    out.display()
-                );
+                save_crash(f, &bad, &format!("hk-fuzz-crash-tag-{tried}.bin"));
             }
         }
     }
     println!(
         "{tried} corrupted files tried over {} tagfiles (bare or in phive, and in cm)",
         tagfiles.len()
+    );
+}
+
+/// Keeps a corruption that panicked, for a regression test.
+fn save_crash(f: &std::path::Path, bad: &[u8], name: &str) {
+    let out = std::env::temp_dir().join(name);
+    std::fs::write(&out, bad).unwrap();
+    println!(
+        "PANIC on a corruption of {} (saved as {})",
+        f.display(),
+        out.display()
     );
 }

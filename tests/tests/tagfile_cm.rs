@@ -6,14 +6,7 @@
 use hk_runtime::tagfile::cm::{Cm, SurfaceRecord, RETAIL_VERSION};
 use hk_runtime::tagfile::{roundtrip, TagFile};
 
-const FILES: [&str; 6] = [
-    "games/dark-souls-remastered/c2240_ragdoll.hkx",
-    "games/dark-souls-remastered/c2240_skeleton.hkx",
-    "games/dark-souls-remastered/c2240_a00_3000.hkx",
-    "games/dark-souls-remastered/map_collision_template.hkx",
-    "games/totk/Armor_225_Head.bphcl",
-    "games/totk/Armor_999_Head.bphcl",
-];
+const FILES: [&str; 6] = hk_tests::TAGFILES;
 
 fn records() -> Vec<SurfaceRecord> {
     let trigger = SurfaceRecord {

@@ -3,14 +3,7 @@
 
 use hk_runtime::tagfile::{data, Section, TagFile};
 
-const FILES: [&str; 6] = [
-    "games/dark-souls-remastered/c2240_ragdoll.hkx",
-    "games/dark-souls-remastered/c2240_skeleton.hkx",
-    "games/dark-souls-remastered/c2240_a00_3000.hkx",
-    "games/dark-souls-remastered/map_collision_template.hkx",
-    "games/totk/Armor_225_Head.bphcl",
-    "games/totk/Armor_999_Head.bphcl",
-];
+const FILES: [&str; 6] = hk_tests::TAGFILES;
 
 fn strict(bytes: &[u8]) -> Result<(), String> {
     let tf = TagFile::parse(bytes).map_err(|e| e.to_string())?;
@@ -233,13 +226,7 @@ fn random_corruptions_never_panic() {
     let Some(corpus) = hk_tests::corpus("random_corruptions_never_panic") else {
         return;
     };
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = hk_tests::xorshift(0x2545_F491_4F6C_DD1D);
     let (mut tried, mut read, mut written) = (0, 0, 0);
     for f in FILES {
         let data = hk_tests::read(&corpus.join(f));
@@ -248,11 +235,7 @@ fn random_corruptions_never_panic() {
             .and_then(|(_, g)| g.tagfile)
             .expect("tagfile rules");
         for _ in 0..400 {
-            let mut bad = data.clone();
-            for _ in 0..1 + next() % 3 {
-                let at = (next() % bad.len() as u64) as usize;
-                bad[at] = next() as u8;
-            }
+            let bad = hk_tests::corrupt(&data, &mut next);
             let outcome = std::panic::catch_unwind(|| {
                 let tf = TagFile::parse(&bad).ok()?;
                 data::objects(&tf, &bad).ok()?;

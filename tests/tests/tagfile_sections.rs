@@ -3,14 +3,7 @@
 
 use hk_runtime::tagfile::section::{find_tag0, Section};
 
-const FILES: [&str; 6] = [
-    "games/dark-souls-remastered/c2240_ragdoll.hkx",
-    "games/dark-souls-remastered/c2240_skeleton.hkx",
-    "games/dark-souls-remastered/c2240_a00_3000.hkx",
-    "games/dark-souls-remastered/map_collision_template.hkx",
-    "games/totk/Armor_225_Head.bphcl",
-    "games/totk/Armor_999_Head.bphcl",
-];
+const FILES: [&str; 6] = hk_tests::TAGFILES;
 
 #[test]
 fn section_trees_nest_exactly() {

@@ -427,14 +427,7 @@ fn check_tagfiles(
                     )
                 })?,
         };
-        if !cache.iter().any(|(d, _)| *d == schema_dir) {
-            cache.push((schema_dir.clone(), schemas::load(&schema_dir)?));
-        }
-        let schema = &cache
-            .iter()
-            .find(|(d, _)| *d == schema_dir)
-            .expect("cached")
-            .1;
+        let schema = cached(&mut cache, &schema_dir)?;
         let schema_dir = schema_dir.as_path();
         let rows = hk_runtime::tagfile::schema::check(schema, &tf);
         let pick = |flags: Option<bool>| {
@@ -481,18 +474,7 @@ fn check_tagfiles(
             failed += 1;
         }
     }
-    if files.len() > 1 {
-        outln!(
-            "{}/{} tagfiles agree with their schema",
-            files.len() - failed,
-            files.len()
-        );
-    }
-    Ok(if failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(summary(files.len(), failed, "tagfiles"))
 }
 
 /// Runs every check of one file.
@@ -527,28 +509,35 @@ fn check_files(
             }
         };
         let dir = schema_for(file, given, &pf, roots)?;
-        if !cache.iter().any(|(d, _)| *d == dir) {
-            cache.push((dir.clone(), schemas::load(&dir)?));
-        }
-        let schema = &cache.iter().find(|(d, _)| *d == dir).expect("cached").1;
+        let schema = cached(&mut cache, &dir)?;
         let report = check_one(schema, &pf).map_err(|e| format!("{}: {e}", file.display()))?;
         print_report(file, &dir, &pf, &report, quiet);
         if !report.ok() {
             failed += 1;
         }
     }
-    if files.len() > 1 {
-        outln!(
-            "{}/{} files agree with their schema",
-            files.len() - failed,
-            files.len()
-        );
+    Ok(summary(files.len(), failed, "files"))
+}
+
+/// The schema of folder `dir`, loaded once per command.
+fn cached<'c>(cache: &'c mut Vec<(PathBuf, Schema)>, dir: &Path) -> Result<&'c Schema, String> {
+    if let Some(i) = cache.iter().position(|(d, _)| d == dir) {
+        return Ok(&cache[i].1);
     }
-    Ok(if failed == 0 {
+    cache.push((dir.to_path_buf(), schemas::load(dir)?));
+    Ok(&cache.last().expect("just pushed").1)
+}
+
+/// Prints `N/M <what> agree with their schema` for several files; the exit status.
+fn summary(n: usize, failed: usize, what: &str) -> ExitCode {
+    if n > 1 {
+        outln!("{}/{n} {what} agree with their schema", n - failed);
+    }
+    if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    })
+    }
 }
 
 fn count<T>(rows: &[T], ok: impl Fn(&T) -> bool) -> (usize, usize) {
