@@ -82,6 +82,7 @@ fn main() {
             let bad = hk_tests::corrupt(data, &mut next);
             let r = std::panic::catch_unwind(|| {
                 if let Ok(tf) = TagFile::parse(&bad) {
+                    let _ = hk_runtime::tagfile::schema::extract(&[&tf], "fuzz");
                     let _ = hk_runtime::tagfile::data::objects(&tf, &bad);
                     let _ = roundtrip(&bad, rules);
                 }

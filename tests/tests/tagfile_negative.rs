@@ -238,6 +238,10 @@ fn random_corruptions_never_panic() {
             let bad = hk_tests::corrupt(&data, &mut next);
             let outcome = std::panic::catch_unwind(|| {
                 let tf = TagFile::parse(&bad).ok()?;
+                if tried % 16 == 0 {
+                    // Schema extraction walks the (corrupted) type table too.
+                    let _ = hk_runtime::tagfile::schema::extract(&[&tf], "fuzz");
+                }
                 data::objects(&tf, &bad).ok()?;
                 Some(hk_runtime::tagfile::roundtrip(&bad, &rules).is_ok())
             });

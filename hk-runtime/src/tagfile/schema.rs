@@ -36,6 +36,19 @@ fn record_class(table: &TypeTable, mut t: u64) -> Option<u64> {
 
 /// The member type of a member of tagfile type `t`: kind, sub-kind, class, C-array length.
 fn member_type(table: &TypeTable, t: u64) -> (TypeKind, TypeKind, Option<String>, u16) {
+    member_type_at(table, t, 0)
+}
+
+/// [`member_type`] at nesting `depth`: a corrupted table can make a type its own element,
+/// so nesting stops (as `void`) well past anything real (arrays of tuples of records).
+fn member_type_at(
+    table: &TypeTable,
+    t: u64,
+    depth: u32,
+) -> (TypeKind, TypeKind, Option<String>, u16) {
+    if depth > 8 || t as usize >= table.types.len() {
+        return (TypeKind::Void, TypeKind::Void, None, 0);
+    }
     let class_of = |x: u64| record_class(table, x).map(|c| table.full_name(c));
     match table.kind_of(t) {
         2 => (TypeKind::Bool, TypeKind::Void, None, 0),
@@ -88,13 +101,13 @@ fn member_type(table: &TypeTable, t: u64) -> (TypeKind, TypeKind, Option<String>
         }
         7 => (TypeKind::Struct, TypeKind::Void, class_of(t), 0),
         8 => {
-            let (k, _, c, _) = member_type(table, table.subtype_of(t));
+            let (k, _, c, _) = member_type_at(table, table.subtype_of(t), depth + 1);
             (TypeKind::Array, k, c, 0)
         }
         0x28 => {
             let elem = table.subtype_of(t);
             let n = (table.format_of(t) >> 8) as u16;
-            let (k, sub, c, _) = member_type(table, elem);
+            let (k, sub, c, _) = member_type_at(table, elem, depth + 1);
             // Float tuples aligned like SIMD vectors are the vector and matrix types.
             match (k, n) {
                 (TypeKind::Real, 4) => (TypeKind::Vector4, TypeKind::Void, None, 0),
