@@ -236,33 +236,8 @@ fn emit(doc: &serde_json::Value, format: Format, out: Option<&Path>) -> Result<E
 
 /// A tagfile's objects as a dump (read only: `hk build` cannot write tagfiles from one).
 fn tagfile_dump(file: &Path, data: &[u8]) -> Result<serde_json::Value, String> {
-    use hk_runtime::graph::{FileInfo, Graph};
     let tf = hk_runtime::tagfile::TagFile::parse(data).map_err(|e| e.in_file(file).to_string())?;
-    let (objects, root) =
-        hk_runtime::tagfile::data::objects(&tf, data).map_err(|e| e.in_file(file).to_string())?;
-    let graph = Graph {
-        info: FileInfo {
-            file_version: 0,
-            contents_version: tf.sdk_version.clone(),
-            layout: hk_runtime::LayoutRules {
-                pointer_size: 8,
-                endian: hk_runtime::Endian::Little,
-                reuse_padding: false,
-                empty_base: true,
-            },
-            user_tag: 0,
-            flags: 0,
-            sections: vec!["DATA".into()],
-            class_names_section: 0,
-            contents_section: 0,
-            predicates: None,
-            class_names: None,
-            exports: Vec::new(),
-        },
-        objects,
-        root,
-        capacity_flags: Default::default(),
-    };
+    let graph = hk_runtime::tagfile::graph(&tf, data).map_err(|e| e.in_file(file).to_string())?;
     let mut doc = dump::to_json(&graph);
     if let Some(m) = doc.as_object_mut() {
         m.insert("container".into(), serde_json::json!("tagfile"));

@@ -231,12 +231,8 @@ fn verify(dirs: &[PathBuf]) -> Result<ExitCode, String> {
         );
         for r in &bad_layout {
             outln!(
-                "  {}{}: states 0x{:X}, layout gives {}",
-                r.class,
-                r.member
-                    .as_deref()
-                    .map(|m| format!(".{m}"))
-                    .unwrap_or_default(),
+                "  {}: states 0x{:X}, layout gives {}",
+                row_path(r),
                 r.stored,
                 r.computed.map_or("-".to_string(), |v| format!("0x{v:X}"))
             );
@@ -459,14 +455,10 @@ fn check_tagfiles(
         if !quiet {
             for r in &bad {
                 outln!(
-                    "  {}{}: stored {}, computed {}",
-                    r.class,
-                    r.member
-                        .as_deref()
-                        .map(|m| format!(".{m}"))
-                        .unwrap_or_default(),
+                    "  {}: stored 0x{:X}, computed {}",
+                    row_path(r),
                     r.stored,
-                    r.computed.map_or("missing".to_string(), |c| c.to_string())
+                    r.computed.map_or("-".to_string(), |v| format!("0x{v:X}"))
                 );
             }
         }
@@ -540,6 +532,14 @@ fn summary(n: usize, failed: usize, what: &str) -> ExitCode {
     }
 }
 
+/// `Class` or `Class.member` of a layout row.
+fn row_path(r: &check::LayoutRow) -> String {
+    match &r.member {
+        Some(m) => format!("{}.{m}", r.class),
+        None => r.class.clone(),
+    }
+}
+
 fn count<T>(rows: &[T], ok: impl Fn(&T) -> bool) -> (usize, usize) {
     (rows.iter().filter(|r| ok(r)).count(), rows.len())
 }
@@ -599,12 +599,8 @@ fn print_report(file: &Path, dir: &Path, pf: &Packfile<'_>, r: &Report, quiet: b
         );
         for row in bad {
             outln!(
-                "    {}{}: stored 0x{:X}, computed {}  {}",
-                row.class,
-                row.member
-                    .as_deref()
-                    .map(|m| format!(".{m}"))
-                    .unwrap_or_default(),
+                "    {}: stored 0x{:X}, computed {}  {}",
+                row_path(row),
                 row.stored,
                 row.computed.map_or("-".to_string(), |v| format!("0x{v:X}")),
                 row.verdict.label()

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::index::Item;
-use super::types::{Body, TypeTable};
+use super::types::{kind, TypeTable};
 use super::TagFile;
 use crate::error::{Error, Result};
 use crate::graph::{Field, Object, ObjectId, Ptr, Value};
@@ -17,93 +17,11 @@ pub const ITEM_OBJECT: u8 = 0x10;
 /// ITEM flag of an array body or a string.
 pub const ITEM_ARRAY: u8 = 0x20;
 
-/// Format kinds (the low byte of the format word).
-mod kind {
-    pub const VOID: u64 = 0;
-    pub const OPAQUE: u64 = 1;
-    pub const BOOL: u64 = 2;
-    pub const STRING: u64 = 3;
-    pub const INT: u64 = 4;
-    pub const FLOAT: u64 = 5;
-    pub const POINTER: u64 = 6;
-    pub const RECORD: u64 = 7;
-    pub const ARRAY: u64 = 8;
-    pub const TUPLE: u64 = 0x28;
-}
-
-/// Type facts resolved through parent chains (typedefs inherit format, subtype, size).
-struct Resolved<'t> {
-    table: &'t TypeTable,
-}
-
-impl Resolved<'_> {
-    fn body(&self, t: u64) -> Option<&Body> {
-        self.table
-            .types
-            .get(t as usize)
-            .and_then(|x| x.body.as_ref())
-    }
-
-    fn eff<T>(&self, mut t: u64, get: impl Fn(&Body) -> Option<T>) -> Option<T> {
-        for _ in 0..64 {
-            let b = self.body(t)?;
-            if let Some(v) = get(b) {
-                return Some(v);
-            }
-            if b.parent == 0 {
-                return None;
-            }
-            t = b.parent;
-        }
-        None
-    }
-
-    fn format(&self, t: u64) -> u64 {
-        self.eff(t, |b| b.format).unwrap_or(0)
-    }
-
-    fn kind(&self, t: u64) -> u64 {
-        let k = self.format(t) & 0xFF;
-        if k & 0x7F == kind::STRING {
-            kind::STRING
-        } else {
-            k
-        }
-    }
-
-    fn size(&self, t: u64) -> u64 {
-        self.eff(t, |b| b.size_align.map(|s| s.0)).unwrap_or(0)
-    }
-
-    fn subtype(&self, t: u64) -> u64 {
-        self.eff(t, |b| b.subtype).unwrap_or(0)
-    }
-
-    /// Members of the full layout, root class first.
-    fn members(&self, t: u64) -> Vec<&super::types::TagMember> {
-        let mut chain = Vec::new();
-        let mut cur = t;
-        for _ in 0..64 {
-            let Some(b) = self.body(cur) else { break };
-            chain.push(b);
-            if b.parent == 0 {
-                break;
-            }
-            cur = b.parent;
-        }
-        chain
-            .iter()
-            .rev()
-            .flat_map(|b| b.members.iter().flatten())
-            .collect()
-    }
-}
-
 struct Decoder<'a> {
     data: &'a [u8],
     base: u64,
     items: &'a [Item],
-    types: Resolved<'a>,
+    types: &'a TypeTable,
     objects: HashMap<usize, ObjectId>,
     covered: Vec<bool>,
     char_type: u64,
@@ -154,7 +72,7 @@ impl Decoder<'_> {
             let n = self.items.len();
             return Err(self.err(at, format!("slot names item {idx}, ITEM has {n}")));
         };
-        let name = |x: u64| self.types.table.full_name(x);
+        let name = |x: u64| self.types.full_name(x);
         if it.flags != flag {
             let msg = format!(
                 "slot of {} names item {idx} with flags 0x{:X}, not 0x{flag:X}",
@@ -183,7 +101,7 @@ impl Decoder<'_> {
             if t == base {
                 return true;
             }
-            match self.types.body(t) {
+            match self.types.body_of(t) {
                 Some(b) if b.parent != 0 => t = b.parent,
                 _ => return false,
             }
@@ -195,9 +113,9 @@ impl Decoder<'_> {
         if depth > 32 {
             return Err(self.err(at, "values nest deeper than 32 levels"));
         }
-        let k = self.types.kind(t);
-        let size = self.types.size(t);
-        let fmt = self.types.format(t);
+        let k = self.types.kind_of(t);
+        let size = self.types.size_of(t);
+        let fmt = self.types.format_of(t);
         Ok(match k {
             kind::VOID => Value::None,
             kind::OPAQUE => Value::CArray(
@@ -247,7 +165,7 @@ impl Decoder<'_> {
                     }
                 }
             },
-            kind::POINTER => match self.item(at, t, self.types.subtype(t), ITEM_OBJECT)? {
+            kind::POINTER => match self.item(at, t, self.types.subtype_of(t), ITEM_OBJECT)? {
                 None => Value::Pointer(None),
                 Some((i, _)) => Value::Pointer(Some(Ptr::Object(self.objects[&i]))),
             },
@@ -258,10 +176,10 @@ impl Decoder<'_> {
                         self.err(at + 8, "array slot's size and capacity words are not zero")
                     );
                 }
-                match self.item(at, t, self.types.subtype(t), ITEM_ARRAY)? {
+                match self.item(at, t, self.types.subtype_of(t), ITEM_ARRAY)? {
                     None => Value::Array(Vec::new()),
                     Some((_, it)) => {
-                        let sub = self.types.subtype(t);
+                        let sub = self.types.subtype_of(t);
                         self.elements(sub, u64::from(it.offset), u64::from(it.count), depth)
                             .map(Value::Array)?
                     }
@@ -269,7 +187,7 @@ impl Decoder<'_> {
             }
             kind::RECORD => Value::Struct(self.fields(t, at, depth)?),
             kind::TUPLE => {
-                let sub = self.types.subtype(t);
+                let sub = self.types.subtype_of(t);
                 self.elements(sub, at, fmt >> 8, depth).map(Value::CArray)?
             }
             other => {
@@ -277,7 +195,7 @@ impl Decoder<'_> {
                     at,
                     format!(
                         "type {} has unknown format kind 0x{other:X}",
-                        self.types.table.full_name(t)
+                        self.types.full_name(t)
                     ),
                 ))
             }
@@ -285,7 +203,7 @@ impl Decoder<'_> {
     }
 
     fn elements(&mut self, t: u64, at: u64, count: u64, depth: usize) -> Result<Vec<Value>> {
-        let stride = self.types.size(t);
+        let stride = self.types.size_of(t);
         if stride.saturating_mul(count) > self.data.len() as u64 {
             return Err(self.err(
                 at,
@@ -300,7 +218,7 @@ impl Decoder<'_> {
     fn fields(&mut self, t: u64, at: u64, depth: usize) -> Result<Vec<Field>> {
         let members: Vec<(String, u64, u64)> = self
             .types
-            .members(t)
+            .members_of(t)
             .iter()
             .map(|m| (m.name.clone(), m.offset, m.ty))
             .collect();
@@ -309,7 +227,7 @@ impl Decoder<'_> {
             .map(|(name, off, mt)| {
                 self.value(mt, at + off, depth + 1)
                     .map(|v| Field::new(name.clone(), v))
-                    .map_err(|e| e.in_(format!("{}.{name}", self.types.table.full_name(t))))
+                    .map_err(|e| e.in_(format!("{}.{name}", self.types.full_name(t))))
             })
             .collect()
     }
@@ -335,7 +253,7 @@ pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
         data: bytes,
         base: o,
         items: &tf.items,
-        types: Resolved { table: &tf.types },
+        types: &tf.types,
         objects: HashMap::new(),
         covered: vec![false; bytes.len()],
         char_type,
@@ -396,15 +314,9 @@ fn check_items(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
         let (size, align) = if is_string {
             (1, 2)
         } else if it.flags == ITEM_OBJECT {
-            (
-                d.types.size(t),
-                d.types
-                    .eff(t, |b| b.size_align.map(|s| s.1 & 0xFF))
-                    .unwrap_or(1)
-                    .max(1),
-            )
+            (d.types.size_of(t), d.types.align_of(t))
         } else {
-            (d.types.size(t), 16)
+            (d.types.size_of(t), 16)
         };
         let start = u64::from(it.offset);
         let end = size

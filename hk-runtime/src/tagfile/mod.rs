@@ -133,28 +133,21 @@ impl TagFile {
     }
 }
 
-/// Reads a tagfile (bare or in a phive wrapper) into the object graph and writes it again:
-/// the graph through [`write::write`], the wrapper header regenerated around it, and what
-/// follows the tagfile (phive's AAMP parameter archive, not Havok data) kept as it is.
+/// The object graph of tagfile `tf` read from `data`: its objects, with the file facts a
+/// tagfile has (SDK version, the 64-bit little-endian layout of [`schema::RULES`]).
 ///
 /// # Errors
-/// Anything [`TagFile::parse`], [`data::objects`] or [`write::write`] reports.
-pub fn roundtrip(data: &[u8], rules: &write::TagRules) -> Result<Vec<u8>> {
-    let tf = TagFile::parse(data)?;
-    let (objects, root) = data::objects(&tf, data)?;
-    let graph = crate::graph::Graph {
+/// Anything [`data::objects`] reports.
+pub fn graph(tf: &TagFile, data: &[u8]) -> Result<crate::graph::Graph> {
+    let (objects, root) = data::objects(tf, data)?;
+    Ok(crate::graph::Graph {
         info: crate::graph::FileInfo {
             file_version: 0,
             contents_version: tf.sdk_version.clone(),
-            layout: crate::layout::LayoutRules {
-                pointer_size: 8,
-                endian: crate::layout::Endian::Little,
-                reuse_padding: false,
-                empty_base: true,
-            },
+            layout: schema::RULES,
             user_tag: 0,
             flags: 0,
-            sections: Vec::new(),
+            sections: vec!["DATA".into()],
             class_names_section: 0,
             contents_section: 0,
             predicates: None,
@@ -164,7 +157,18 @@ pub fn roundtrip(data: &[u8], rules: &write::TagRules) -> Result<Vec<u8>> {
         objects,
         root,
         capacity_flags: Default::default(),
-    };
+    })
+}
+
+/// Reads a tagfile (bare or in a phive wrapper) into the object graph and writes it again:
+/// the graph through [`write::write`], the wrapper header regenerated around it, and what
+/// follows the tagfile (phive's AAMP parameter archive, not Havok data) kept as it is.
+///
+/// # Errors
+/// Anything [`TagFile::parse`], [`data::objects`] or [`write::write`] reports.
+pub fn roundtrip(data: &[u8], rules: &write::TagRules) -> Result<Vec<u8>> {
+    let tf = TagFile::parse(data)?;
+    let graph = graph(&tf, data)?;
     let tag0 = write::write(&graph, &tf.types, &tf.sdk_version, rules)?;
     if let Some(c) = &tf.cm {
         return Ok(cm::Cm::write(&c.records, c.version, &tag0));

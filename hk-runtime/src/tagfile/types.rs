@@ -294,10 +294,42 @@ impl TypeTable {
     }
 }
 
+/// Format kinds (the low byte of the format word; docs/tagfile-format.md §3).
+pub mod kind {
+    /// No value.
+    pub const VOID: u64 = 0;
+    /// Opaque bytes.
+    pub const OPAQUE: u64 = 1;
+    /// Boolean.
+    pub const BOOL: u64 = 2;
+    /// Any string form (bit 7 distinguishes them).
+    pub const STRING: u64 = 3;
+    /// Integer.
+    pub const INT: u64 = 4;
+    /// Floating point.
+    pub const FLOAT: u64 = 5;
+    /// Pointer.
+    pub const POINTER: u64 = 6;
+    /// Record (class or struct).
+    pub const RECORD: u64 = 7;
+    /// Array.
+    pub const ARRAY: u64 = 8;
+    /// Fixed-size tuple.
+    pub const TUPLE: u64 = 0x28;
+}
+
+/// Type facts resolved through parent chains: a typedef inherits format, subtype and size.
+/// The reader, the writer and schema extraction all ask these.
 impl TypeTable {
+    /// The body of type `t`, if it has one.
+    pub fn body_of(&self, t: u64) -> Option<&Body> {
+        self.types.get(t as usize).and_then(|x| x.body.as_ref())
+    }
+
     fn eff<T>(&self, mut t: u64, get: impl Fn(&Body) -> Option<T>) -> Option<T> {
+        // Bounded: a corrupted table may make a type its own parent.
         for _ in 0..64 {
-            let b = self.types.get(t as usize)?.body.as_ref()?;
+            let b = self.body_of(t)?;
             if let Some(v) = get(b) {
                 return Some(v);
             }
@@ -321,25 +353,57 @@ impl TypeTable {
             .max(1)
     }
 
-    /// The format kind of type `t` (low byte of the format word; 3 for every string form).
-    pub fn kind_of(&self, t: u64) -> u64 {
-        let k = self.eff(t, |b| b.format).unwrap_or(0) & 0xFF;
-        if k & 0x7F == 3 {
-            3
-        } else {
-            k
-        }
-    }
-}
-
-impl TypeTable {
     /// The format word of type `t`, through its parent chain.
     pub fn format_of(&self, t: u64) -> u64 {
         self.eff(t, |b| b.format).unwrap_or(0)
     }
 
+    /// The format kind of type `t` (low byte of the format word; [`kind::STRING`] for every
+    /// string form).
+    pub fn kind_of(&self, t: u64) -> u64 {
+        let k = self.format_of(t) & 0xFF;
+        if k & 0x7F == kind::STRING {
+            kind::STRING
+        } else {
+            k
+        }
+    }
+
     /// The pointee, element or storage type of `t`, through its parent chain.
     pub fn subtype_of(&self, t: u64) -> u64 {
         self.eff(t, |b| b.subtype).unwrap_or(0)
+    }
+
+    /// The members of record `t`'s full layout, root class first.
+    pub fn members_of(&self, t: u64) -> Vec<&TagMember> {
+        let mut chain = Vec::new();
+        let mut cur = t;
+        for _ in 0..64 {
+            let Some(b) = self.body_of(cur) else { break };
+            chain.push(b);
+            if b.parent == 0 {
+                break;
+            }
+            cur = b.parent;
+        }
+        chain
+            .iter()
+            .rev()
+            .flat_map(|b| b.members.iter().flatten())
+            .collect()
+    }
+
+    /// The type arguments (`tT`, `tAllocator`, ...) of type `t`.
+    pub fn type_params_of(&self, t: u64) -> Vec<u64> {
+        self.types
+            .get(t as usize)
+            .map(|x| {
+                x.params
+                    .iter()
+                    .filter(|p| p.name.starts_with('t'))
+                    .map(|p| p.value)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 }

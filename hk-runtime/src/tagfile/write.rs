@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::data::{ITEM_ARRAY, ITEM_OBJECT};
-use super::types::TypeTable;
+use super::types::{kind, TypeTable};
 use super::varint;
 use crate::error::{Error, Result};
 use crate::graph::{Field, Graph, ObjectId, Ptr, Value};
@@ -26,99 +26,26 @@ pub struct TagRules {
     pub tags: [[u8; 4]; 4],
 }
 
-const KIND_STRING: u64 = 3;
-const KIND_POINTER: u64 = 6;
-const KIND_RECORD: u64 = 7;
-const KIND_ARRAY: u64 = 8;
-const KIND_TUPLE: u64 = 0x28;
-
-struct Types<'t>(&'t TypeTable);
-
-impl Types<'_> {
-    fn body(&self, t: u64) -> Option<&super::types::Body> {
-        self.0.types.get(t as usize).and_then(|x| x.body.as_ref())
-    }
-    fn eff<T>(&self, mut t: u64, get: impl Fn(&super::types::Body) -> Option<T>) -> Option<T> {
-        for _ in 0..64 {
-            let b = self.body(t)?;
-            if let Some(v) = get(b) {
-                return Some(v);
+/// Slot positions of `count` elements of type `t` at `offsets`, member by member across
+/// the elements.
+fn scan(table: &TypeTable, t: u64, offsets: &[u64], out: &mut Vec<(u64, u64)>) {
+    match table.kind_of(t) {
+        kind::STRING | kind::POINTER | kind::ARRAY => out.extend(offsets.iter().map(|&o| (o, t))),
+        kind::RECORD => {
+            for m in table.members_of(t) {
+                let offs: Vec<u64> = offsets.iter().map(|o| o + m.offset).collect();
+                scan(table, m.ty, &offs, out);
             }
-            if b.parent == 0 {
-                return None;
-            }
-            t = b.parent;
         }
-        None
-    }
-    fn format(&self, t: u64) -> u64 {
-        self.eff(t, |b| b.format).unwrap_or(0)
-    }
-    fn kind(&self, t: u64) -> u64 {
-        let k = self.format(t) & 0xFF;
-        if k & 0x7F == KIND_STRING {
-            KIND_STRING
-        } else {
-            k
-        }
-    }
-    fn size(&self, t: u64) -> u64 {
-        self.eff(t, |b| b.size_align.map(|s| s.0)).unwrap_or(0)
-    }
-    fn align(&self, t: u64) -> u64 {
-        self.eff(t, |b| b.size_align.map(|s| s.1 & 0xFF))
-            .unwrap_or(1)
-            .max(1)
-    }
-    fn subtype(&self, t: u64) -> u64 {
-        self.eff(t, |b| b.subtype).unwrap_or(0)
-    }
-    fn members(&self, t: u64) -> Vec<&super::types::TagMember> {
-        let mut chain = Vec::new();
-        let mut cur = t;
-        for _ in 0..64 {
-            let Some(b) = self.body(cur) else { break };
-            chain.push(b);
-            if b.parent == 0 {
-                break;
+        kind::TUPLE => {
+            let sub = table.subtype_of(t);
+            let s = table.size_of(sub);
+            for i in 0..table.format_of(t) >> 8 {
+                let offs: Vec<u64> = offsets.iter().map(|o| o + i * s).collect();
+                scan(table, sub, &offs, out);
             }
-            cur = b.parent;
         }
-        chain
-            .iter()
-            .rev()
-            .flat_map(|b| b.members.iter().flatten())
-            .collect()
-    }
-    fn tparams(&self, t: u64) -> Vec<u64> {
-        self.0.types[t as usize]
-            .params
-            .iter()
-            .filter(|p| p.name.starts_with('t'))
-            .map(|p| p.value)
-            .collect()
-    }
-
-    /// Slot positions of `count` elements, member by member across the elements.
-    fn scan(&self, t: u64, offsets: &[u64], out: &mut Vec<(u64, u64)>) {
-        match self.kind(t) {
-            KIND_STRING | KIND_POINTER | KIND_ARRAY => out.extend(offsets.iter().map(|&o| (o, t))),
-            KIND_RECORD => {
-                for m in self.members(t) {
-                    let offs: Vec<u64> = offsets.iter().map(|o| o + m.offset).collect();
-                    self.scan(m.ty, &offs, out);
-                }
-            }
-            KIND_TUPLE => {
-                let sub = self.subtype(t);
-                let s = self.size(sub);
-                for i in 0..self.format(t) >> 8 {
-                    let offs: Vec<u64> = offsets.iter().map(|o| o + i * s).collect();
-                    self.scan(sub, &offs, out);
-                }
-            }
-            _ => {}
-        }
+        _ => {}
     }
 }
 
@@ -145,7 +72,7 @@ enum Node<'g> {
 }
 
 struct Encoder<'g, 't> {
-    types: Types<'t>,
+    types: &'t TypeTable,
     data: Vec<u8>,
     slots: HashMap<u64, Target<'g>>,
     /// The first write outside the block (a type table whose sizes do not cover its
@@ -179,14 +106,11 @@ impl<'g> Encoder<'g, '_> {
         let bad = || {
             Error::invalid(
                 at,
-                format!(
-                    "value {v:?} does not fit type {}",
-                    self.types.0.full_name(t)
-                ),
+                format!("value {v:?} does not fit type {}", self.types.full_name(t)),
             )
         };
-        let size = self.types.size(t);
-        match (self.types.kind(t), v) {
+        let size = self.types.size_of(t);
+        match (self.types.kind_of(t), v) {
             (_, Value::None) => {}
             (2, Value::Bool(b)) => {
                 self.put(at, &u64::from(*b).to_le_bytes()[..size.max(1) as usize])
@@ -197,7 +121,7 @@ impl<'g> Encoder<'g, '_> {
                     Value::UInt(u) => *u,
                     _ => 0,
                 };
-                let bits = match self.types.format(t) & 0x1F000 {
+                let bits = match self.types.format_of(t) & 0x1F000 {
                     0x2000 => 8,
                     0x4000 => 16,
                     0x8000 => 32,
@@ -215,25 +139,25 @@ impl<'g> Encoder<'g, '_> {
                     }
                 }
             }
-            (KIND_STRING, Value::String(None)) | (KIND_POINTER, Value::Pointer(None)) => {}
-            (KIND_STRING, Value::String(Some(s))) => {
+            (kind::STRING, Value::String(None)) | (kind::POINTER, Value::Pointer(None)) => {}
+            (kind::STRING, Value::String(Some(s))) => {
                 self.slots.insert(at, Target::Str(s.as_bytes().to_vec()));
             }
-            (KIND_STRING, Value::Bytes(b)) => {
+            (kind::STRING, Value::Bytes(b)) => {
                 self.slots.insert(at, Target::Str(b.clone()));
             }
-            (KIND_POINTER, Value::Pointer(Some(Ptr::Object(id)))) => {
+            (kind::POINTER, Value::Pointer(Some(Ptr::Object(id)))) => {
                 self.slots.insert(at, Target::Object(*id));
             }
-            (KIND_ARRAY, Value::Array(items)) => {
+            (kind::ARRAY, Value::Array(items)) => {
                 if !items.is_empty() {
                     self.slots.insert(at, Target::Array(items));
                 }
             }
-            (KIND_RECORD, Value::Struct(fields)) => self.fields(t, at, fields)?,
-            (KIND_TUPLE, Value::CArray(items)) => {
-                let sub = self.types.subtype(t);
-                let s = self.types.size(sub);
+            (kind::RECORD, Value::Struct(fields)) => self.fields(t, at, fields)?,
+            (kind::TUPLE, Value::CArray(items)) => {
+                let sub = self.types.subtype_of(t);
+                let s = self.types.size_of(sub);
                 for (i, x) in items.iter().enumerate() {
                     self.value(sub, at + i as u64 * s, x)?;
                 }
@@ -246,7 +170,7 @@ impl<'g> Encoder<'g, '_> {
     fn fields(&mut self, t: u64, at: u64, fields: &'g [Field]) -> Result<()> {
         let members: Vec<(String, u64, u64)> = self
             .types
-            .members(t)
+            .members_of(t)
             .iter()
             .map(|m| (m.name.clone(), m.offset, m.ty))
             .collect();
@@ -288,7 +212,7 @@ fn section(tag: &[u8; 4], payload: &[u8], leaf: bool, pad: u8) -> Vec<u8> {
 /// A class the table lacks, a value that does not fit its type, or a touched type without
 /// a hash.
 pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> Result<Vec<u8>> {
-    let types = Types(table);
+    let types = table;
     let by_name: HashMap<String, u64> = (1..table.types.len() as u64)
         .map(|i| (table.full_name(i), i))
         .collect();
@@ -331,7 +255,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
             let (flag, ty, count, index, align) = match &node {
                 Node::Object(id) => {
                     let t = class_of(*id)?;
-                    (ITEM_OBJECT, t, 1, object_index[id], types.align(t))
+                    (ITEM_OBJECT, t, 1, object_index[id], types.align_of(t))
                 }
                 Node::Array {
                     ty,
@@ -352,7 +276,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                 data.push(0);
                 continue;
             }
-            let esize = types.size(ty);
+            let esize = types.size_of(ty);
             // A TAG0 section holds at most 2^30 bytes (its 30-bit size field, §1), so no
             // block is allocated beyond that, whatever sizes the type table states.
             let block = esize
@@ -368,7 +292,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                     )
                 })?;
             let mut enc = Encoder {
-                types: Types(table),
+                types: table,
                 data: vec![0; block as usize],
                 slots: HashMap::new(),
                 fault: None,
@@ -396,7 +320,8 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                 )));
             }
             let mut order = Vec::new();
-            types.scan(
+            scan(
+                types,
                 ty,
                 &(0..count).map(|e| e * esize).collect::<Vec<_>>(),
                 &mut order,
@@ -426,7 +351,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                         let i = items.len();
                         items.push((0, 0, 0, 0));
                         fifo.push_back(Node::Array {
-                            ty: types.subtype(field_ty),
+                            ty: types.subtype_of(field_ty),
                             items: v,
                             index: i,
                         });
@@ -463,7 +388,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
         data[at as usize..at as usize + 8].copy_from_slice(&(i as u64).to_le_bytes());
     }
     // --- Type order, from the item types in DATA order (§3).
-    let (tlist, border) = type_order(&types, &item_types, rules.templates_first);
+    let (tlist, border) = type_order(types, &item_types, rules.templates_first);
     let new_index: HashMap<u64, u64> = tlist
         .iter()
         .enumerate()
@@ -667,7 +592,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
 
 /// The type index order and the body order (docs/tagfile-format.md §3).
 fn type_order(
-    types: &Types<'_>,
+    types: &TypeTable,
     item_types: &[u64],
     templates_first: bool,
 ) -> (Vec<u64>, Vec<u64>) {
@@ -678,7 +603,7 @@ fn type_order(
     let mut queue: VecDeque<u64> = VecDeque::new();
     fn reg(
         t: u64,
-        types: &Types<'_>,
+        types: &TypeTable,
         templates_first: bool,
         seen: &mut HashSet<u64>,
         list: &mut Vec<u64>,
@@ -688,7 +613,7 @@ fn type_order(
         }
         list.push(t);
         if templates_first {
-            for a in types.tparams(t) {
+            for a in types.type_params_of(t) {
                 reg(a, types, templates_first, seen, list);
             }
         }
@@ -703,7 +628,7 @@ fn type_order(
         need(it, &mut body_done, &mut queue);
         while let Some(x) = queue.pop_front() {
             bodies.push(x);
-            let b = types.body(x).cloned().unwrap_or_default();
+            let b = types.body_of(x).cloned().unwrap_or_default();
             let members: Vec<u64> = b.members.iter().flatten().map(|m| m.ty).collect();
             let ifaces: Vec<u64> = b.interfaces.iter().flatten().map(|i| i.0).collect();
             let sub = b.subtype.unwrap_or(0);
@@ -711,7 +636,7 @@ fn type_order(
                 reg(b.parent, types, true, &mut seen, &mut list);
                 need(b.parent, &mut body_done, &mut queue);
                 reg(sub, types, true, &mut seen, &mut list);
-                if b.format.is_some_and(|f| f & 0xFF == KIND_TUPLE) {
+                if b.format.is_some_and(|f| f & 0xFF == kind::TUPLE) {
                     need(sub, &mut body_done, &mut queue);
                 }
                 for &m in &members {
@@ -722,7 +647,7 @@ fn type_order(
                     reg(a, types, true, &mut seen, &mut list);
                 }
             } else {
-                let tps = types.tparams(x);
+                let tps = types.type_params_of(x);
                 for d in std::iter::once(b.parent)
                     .chain(tps.iter().copied())
                     .chain([sub])
