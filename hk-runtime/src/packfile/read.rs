@@ -660,46 +660,20 @@ impl Decoder<'_, '_, '_> {
     /// must be zero.
     fn check_leftovers(&mut self) -> Result<()> {
         // Seed 000: every fixup source is 4-byte aligned.
-        let mut misaligned: Vec<Loc> = self
-            .pf
-            .pointers()
-            .keys()
-            .filter(|l| l.offset % 4 != 0)
-            .copied()
-            .collect();
-        misaligned.sort();
-        for m in misaligned {
-            self.violation(self.pf.abs(m), "", "fixup source is not 4-byte aligned")?;
-        }
-        let mut unused: Vec<Loc> = self
-            .pf
-            .imports
-            .keys()
-            .filter(|l| !self.imported.contains(l))
-            .copied()
-            .collect();
-        unused.sort();
-        for u in unused {
-            self.violation(
-                self.pf.abs(u),
-                "",
-                "import names a slot that is no pointer member",
-            )?;
-        }
-        let mut strays: Vec<Loc> = self
-            .pf
-            .pointers()
-            .keys()
-            .filter(|l| !self.consumed.contains(l))
-            .copied()
-            .collect();
-        strays.sort();
-        for s in strays {
-            self.violation(
-                self.pf.abs(s),
-                "",
+        let misaligned = sorted(self.pf.pointers().keys(), |l| l.offset % 4 != 0);
+        let unused = sorted(self.pf.imports.keys(), |l| !self.imported.contains(l));
+        let strays = sorted(self.pf.pointers().keys(), |l| !self.consumed.contains(l));
+        for (locs, msg) in [
+            (misaligned, "fixup source is not 4-byte aligned"),
+            (unused, "import names a slot that is no pointer member"),
+            (
+                strays,
                 "fixup source lies on no pointer member of its object",
-            )?;
+            ),
+        ] {
+            for l in locs {
+                self.violation(self.pf.abs(l), "", msg)?;
+            }
         }
         for (si, cov) in std::mem::take(&mut self.covered).into_iter().enumerate() {
             if si as u32 == self.pf.header.class_names_section {
@@ -737,4 +711,11 @@ pub(crate) fn value_at_mut<'v>(fields: &'v mut [Field], path: &[Seg]) -> Option<
         };
     }
     Some(v)
+}
+
+/// The locations `keep` selects, in file order.
+fn sorted<'a>(locs: impl Iterator<Item = &'a Loc>, keep: impl Fn(&Loc) -> bool) -> Vec<Loc> {
+    let mut v: Vec<Loc> = locs.filter(|l| keep(l)).copied().collect();
+    v.sort();
+    v
 }
