@@ -121,8 +121,8 @@ fn tagfile_info(file: &Path, data: &[u8], at: u64) -> Result<ExitCode, String> {
         outln!(
             "  id Tech cm container: {} surface records of {} bytes (record version {}), blob of {} bytes",
             cm.records.len(),
-            if cm.version >= 0x12 { 28 } else { 24 },
-            if cm.version >= 0x12 { "0x12 or later" } else { "before 0x12" },
+            hk_runtime::tagfile::cm::stride(cm.version),
+            if hk_runtime::tagfile::cm::has_f3(cm.version) { "0x12 or later" } else { "before 0x12" },
             cm.blob_size
         );
         for (i, r) in cm.records.iter().enumerate() {

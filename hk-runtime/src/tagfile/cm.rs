@@ -65,8 +65,14 @@ pub struct Cm {
     pub blob_size: u64,
 }
 
-fn stride(version: u32) -> u64 {
-    if version >= 0x12 {
+/// Whether records of `version` store `f3` (from 0x12 on, seed 004 §2).
+pub fn has_f3(version: u32) -> bool {
+    version >= 0x12
+}
+
+/// The byte size of a record of `version`: 28 with `f3`, else 24.
+pub fn stride(version: u32) -> u64 {
+    if has_f3(version) {
         28
     } else {
         24
@@ -117,7 +123,7 @@ impl Cm {
             let mut words = (0..stride(version) / 4).map(|k| le(data, at + 4 * k));
             let mut next = || words.next().unwrap_or(Ok(0));
             let (contents, surface_type, surface_flags) = (next()?, next()?, next()?);
-            let f3 = if version >= 0x12 { next()? } else { 0 };
+            let f3 = if has_f3(version) { next()? } else { 0 };
             let (f4, f5, f6) = (next()?, next()?, next()?);
             records.push(SurfaceRecord {
                 contents,
@@ -164,7 +170,7 @@ impl Cm {
         out.extend_from_slice(&(records.len() as u32).to_le_bytes());
         for r in records {
             let mut words = vec![r.contents, r.surface_type, r.surface_flags];
-            if version >= 0x12 {
+            if has_f3(version) {
                 words.push(r.f3);
             }
             words.extend([r.f4.to_bits(), r.f5.to_bits(), r.f6.to_bits()]);
