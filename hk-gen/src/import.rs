@@ -283,6 +283,7 @@ pub fn botw(path: &Path, meta: &Meta) -> Result<Schema, String> {
                 array_size: n(m, "array_size") as u16,
                 flags: n(m, "flags") as u16,
                 expected_offset: Some(n(m, "offset") as u32),
+                element: TypeKind::Void,
                 gap_before: 0,
                 line: 0,
             });
@@ -372,6 +373,7 @@ pub fn serde_hkx(dir: &Path, meta: &Meta) -> Result<Schema, String> {
                 array_size: n(m, "arrsize") as u16,
                 flags: parse_flags(&s(m, "flags").unwrap_or_default(), &ctx)?,
                 expected_offset: Some(n(m, "offset_x86") as u32),
+                element: TypeKind::Void,
                 gap_before: 0,
                 line: 0,
             });

@@ -99,7 +99,7 @@ fn value_json(v: &Value) -> Json {
         Value::Pointer(p) => ptr_json(p),
         Value::String(s) => s.as_ref().map_or(Json::Null, |s| json!(s)),
         Value::Bytes(b) => {
-            json!({"bytes": b.iter().map(|x| format!("{x:02x}")).collect::<String>()})
+            json!({"bytes": to_hex(b)})
         }
         Value::Array(items) | Value::CArray(items) => {
             Json::Array(items.iter().map(value_json).collect())
@@ -146,7 +146,7 @@ pub fn to_json(graph: &Graph) -> Json {
             "sections": i.sections,
             "class_names_section": i.class_names_section,
             "contents_section": i.contents_section,
-            "predicates": i.predicates.as_ref().map(|(m, b)| json!({"max": m, "block": b.iter().map(|x| format!("{x:02x}")).collect::<String>()})),
+            "predicates": i.predicates.as_ref().map(|(m, b)| json!({"max": m, "block": to_hex(b)})),
             "class_names": i.class_names,
             "exports": i.exports.iter().map(|(o, n)| json!({"object": o.0, "name": n})).collect::<Vec<_>>(),
         },
@@ -156,7 +156,13 @@ pub fn to_json(graph: &Graph) -> Json {
     })
 }
 
-fn hex_bytes(s: &str) -> Option<Vec<u8>> {
+/// Bytes as lower-case hex, the form dumps store raw blocks in.
+pub fn to_hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// The bytes of a hex string, `None` for anything that is not pairs of hex digits.
+pub fn hex_bytes(s: &str) -> Option<Vec<u8>> {
     (0..s.len())
         .step_by(2)
         .map(|i| s.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
@@ -303,11 +309,11 @@ fn fields_from(layouts: &mut Layouts<'_>, class: &str, v: &Json) -> Result<Vec<F
                 .ok_or_else(|| bad("a C-array member needs a list"))?;
             items
                 .iter()
-                .map(|x| value_from(layouts, m.ty, m.subtype, m.class.as_deref(), x))
+                .map(|x| value_from(layouts, [m.ty, m.subtype, m.element], m.class.as_deref(), x))
                 .collect::<Result<Vec<_>>>()
                 .map(Value::CArray)
         } else {
-            value_from(layouts, m.ty, m.subtype, m.class.as_deref(), j)
+            value_from(layouts, [m.ty, m.subtype, m.element], m.class.as_deref(), j)
         }
         .map_err(|e| e.in_member(&owner.name, &m.name))?;
         out.push(Field::new(m.name.clone(), value));
@@ -331,13 +337,15 @@ fn ptr_from(v: &Json) -> Result<Option<Ptr>> {
     Ok(Some(Ptr::Into { object, path }))
 }
 
+/// The value of JSON `v` for a member of `kinds` (type, sub-type and, for arrays of arrays,
+/// the inner element type).
 fn value_from(
     layouts: &mut Layouts<'_>,
-    ty: TypeKind,
-    subtype: TypeKind,
+    kinds: [TypeKind; 3],
     class: Option<&str>,
     v: &Json,
 ) -> Result<Value> {
+    let [ty, subtype, element] = kinds;
     let num_err = || bad(format!("expected a number for a `{ty}` member, found {v}"));
     let float = |v: &Json| json_f32(v).ok_or_else(|| bad(format!("expected a number, found {v}")));
     Ok(match ty {
@@ -365,7 +373,9 @@ fn value_from(
                 .map(float)
                 .collect::<Result<_>>()?,
         ),
-        TypeKind::Pointer | TypeKind::FunctionPointer => Value::Pointer(ptr_from(v)?),
+        TypeKind::Pointer | TypeKind::FunctionPointer | TypeKind::RelPtr => {
+            Value::Pointer(ptr_from(v)?)
+        }
         TypeKind::CString | TypeKind::StringPtr => match v {
             Json::String(s) => Value::String(Some(s.clone())),
             Json::Object(m) if m.contains_key("bytes") => Value::Bytes(
@@ -384,7 +394,11 @@ fn value_from(
             class.ok_or_else(|| Error::schema("struct names no class"))?,
             v,
         )?),
-        TypeKind::Array | TypeKind::SimpleArray | TypeKind::RelArray => {
+        TypeKind::Array
+        | TypeKind::SimpleArray
+        | TypeKind::RelArray
+        | TypeKind::RelArrayView
+        | TypeKind::RelArray64 => {
             let items = if is_null(v) {
                 &[][..]
             } else {
@@ -395,7 +409,7 @@ fn value_from(
             Value::Array(
                 items
                     .iter()
-                    .map(|x| value_from(layouts, subtype, TypeKind::Void, class, x))
+                    .map(|x| value_from(layouts, [subtype, element, TypeKind::Void], class, x))
                     .collect::<Result<_>>()?,
             )
         }

@@ -305,15 +305,19 @@ pub fn default_fields(schema: &crate::Schema, class: &str) -> crate::Result<Vec<
             T::Vector4 | T::Quaternion => Value::Floats(vec![0.0; 4]),
             T::Matrix3 | T::Rotation | T::QsTransform => Value::Floats(vec![0.0; 12]),
             T::Matrix4 | T::Transform => Value::Floats(vec![0.0; 16]),
-            T::Pointer | T::FunctionPointer => Value::Pointer(None),
+            T::Pointer | T::FunctionPointer | T::RelPtr => Value::Pointer(None),
             T::CString | T::StringPtr => Value::String(None),
             T::Variant => Value::Variant {
                 object: None,
                 class: None,
             },
-            T::Array | T::SimpleArray | T::RelArray | T::InplaceArray | T::HomogeneousArray => {
-                Value::Array(Vec::new())
-            }
+            T::Array
+            | T::SimpleArray
+            | T::RelArray
+            | T::RelArray64
+            | T::RelArrayView
+            | T::InplaceArray
+            | T::HomogeneousArray => Value::Array(Vec::new()),
             T::Struct => Value::Struct(default_fields(
                 schema,
                 class.ok_or_else(|| crate::Error::schema("struct member names no class"))?,

@@ -323,7 +323,14 @@ impl<'s> Layouts<'s> {
             TypeKind::SimpleArray => (p + 4, p),
             TypeKind::Variant => (2 * p, p),
             TypeKind::HomogeneousArray => (3 * p, p),
-            TypeKind::RelArray => (4, 4),
+            // 2014-2016 hkRelArray: a u16 count and a u16 offset (packfile/read.rs), so
+            // 2-aligned like any u16 pair (it follows a 2-byte hkHalf in hknpConvexShape).
+            TypeKind::RelArray => (4, 2),
+            // Seed 003 (2023.2): hkRelPtr<T> is an i64 offset; hkRelArrayView<T, int> an int
+            // offset and an int count; hkRelArray<T> an i64 offset, int size, int capacity.
+            TypeKind::RelPtr => (8, 8),
+            TypeKind::RelArrayView => (8, 4),
+            TypeKind::RelArray64 => (16, 8),
             TypeKind::Enum | TypeKind::Flags => {
                 let w = subtype.int_width().unwrap_or(4);
                 (w, w)

@@ -4,12 +4,15 @@
 //! - [`layout`]: member offsets and class sizes under [`LayoutRules`].
 //! - [`signature`]: the CRC-32 class signatures Havok stores beside class names.
 //! - [`packfile`]: the binary packfile container (header, sections, fixups).
+//! - [`tagfile`]: TAG0 tagfiles (2015 and later) and their phive and cm containers.
+//! - [`file`](mod@file): either container, read into the object graph and written back.
 //! - [`metadata`]: class descriptions a file carries about itself (`__types__`).
 
 pub mod bytes;
 pub mod check;
 pub mod dump;
 pub mod error;
+pub mod file;
 pub mod graph;
 pub mod layout;
 pub mod metadata;

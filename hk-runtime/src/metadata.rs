@@ -220,6 +220,7 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
             array_size: v.int("cArraySize")? as u16,
             flags: v.int("flags")? as u16,
             expected_offset: Some(v.int("offset")? as u32),
+            element: TypeKind::Void,
             gap_before: 0,
             line: 0,
         })

@@ -69,6 +69,9 @@ member_types! {
     Half => "half",
     StringPtr => "stringptr",
     RelArray => "relarray",
+    RelPtr => "relptr",
+    RelArrayView => "relarrayview",
+    RelArray64 => "relarray64",
 }
 
 impl TypeKind {

@@ -29,6 +29,7 @@ fn member(name: &str, ty: TypeKind) -> Member {
         name: name.into(),
         ty,
         subtype: TypeKind::Void,
+        element: TypeKind::Void,
         class: None,
         enum_ref: None,
         array_size: 0,

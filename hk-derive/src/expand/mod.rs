@@ -109,18 +109,28 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
             let typed = ::core::iter::Iterator::collect::<::hk_runtime::Result<::std::vec::Vec<_>>>(::core::iter::Iterator::map(graph.objects.iter(), AnyObject::from_object))?;
             ::core::result::Result::Ok((graph, typed))
         }
-        /// Reads a packfile, takes every object through its generated class and back, and
-        /// writes the file again.
+        /// Reads a packfile or tagfile and converts every object to its generated class.
         ///
         /// # Errors
-        /// As [`read_packfile`], or a value the writer cannot place.
+        /// A malformed file, or an object of a class not generated here.
+        pub fn read(bytes: &[u8]) -> ::hk_runtime::Result<(::hk_runtime::graph::Graph, ::hk_runtime::file::Origin, ::std::vec::Vec<AnyObject>)> {
+            let schema = runtime_schema()?;
+            let (graph, origin) = ::hk_runtime::file::read(bytes, &schema)?;
+            let typed = ::core::iter::Iterator::collect::<::hk_runtime::Result<::std::vec::Vec<_>>>(::core::iter::Iterator::map(graph.objects.iter(), AnyObject::from_object))?;
+            ::core::result::Result::Ok((graph, origin, typed))
+        }
+        /// Reads a file (packfile or tagfile), takes every object through its generated
+        /// class and back, and writes the file again.
+        ///
+        /// # Errors
+        /// As [`read`], or a value the writer cannot place.
         pub fn typed_roundtrip(bytes: &[u8]) -> ::hk_runtime::Result<::std::vec::Vec<u8>> {
             let schema = runtime_schema()?;
-            let (mut graph, typed) = read_packfile(bytes)?;
+            let (mut graph, origin, typed) = read(bytes)?;
             for (o, t) in ::core::iter::Iterator::zip(graph.objects.iter_mut(), typed) {
                 o.fields = t.to_fields();
             }
-            ::hk_runtime::packfile::write::write(&graph, &schema)
+            ::hk_runtime::file::write(&graph, &schema, &origin)
         }
         /// An object of any generated class.
         #[derive(Clone, Debug, PartialEq)]

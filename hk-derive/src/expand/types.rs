@@ -64,7 +64,7 @@ fn leaf(
                 known,
             )?,
         },
-        TypeKind::Pointer | TypeKind::FunctionPointer => {
+        TypeKind::Pointer | TypeKind::FunctionPointer | TypeKind::RelPtr => {
             let t = class_ty(&m.class);
             quote!(#rt::Ref<#t>)
         }
@@ -75,7 +75,11 @@ fn leaf(
             let t = names::class_type(c);
             quote!(#rt::Inline<#t>)
         }
-        TypeKind::Array | TypeKind::SimpleArray | TypeKind::RelArray => {
+        TypeKind::Array
+        | TypeKind::SimpleArray
+        | TypeKind::RelArray
+        | TypeKind::RelArrayView
+        | TypeKind::RelArray64 => {
             let inner = leaf(schema, owner, m, subtype, TypeKind::Void, known)?;
             quote!(::std::vec::Vec<#inner>)
         }

@@ -35,6 +35,27 @@ pub struct Opened {
 /// Reads `file` with the generation schema matching its header.
 pub fn open(file: &Path, roots: &Roots, lenient: bool) -> Result<Opened, String> {
     let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    if !data.starts_with(&hk_runtime::packfile::header::MAGIC)
+        && hk_runtime::tagfile::locate(&data).is_some()
+    {
+        let tf =
+            hk_runtime::tagfile::TagFile::parse(&data).map_err(|e| e.in_file(file).to_string())?;
+        let graph =
+            hk_runtime::tagfile::graph(&tf, &data).map_err(|e| e.in_file(file).to_string())?;
+        let (schema_dir, _) =
+            catalog::for_tagfile(roots.dir(), &tf.sdk_version).ok_or_else(|| {
+                format!(
+                    "{}: no tagfile schema for SDK {}",
+                    file.display(),
+                    tf.sdk_version
+                )
+            })?;
+        return Ok(Opened {
+            schema_dir,
+            graph,
+            violations: Vec::new(),
+        });
+    }
     let pf = Packfile::parse(&data).map_err(|e| e.in_file(file).to_string())?;
     let schema_dir = roots.for_packfile(&pf.header).ok_or_else(|| {
         format!(
@@ -59,7 +80,7 @@ pub fn info(file: &Path, roots: &Roots) -> Result<ExitCode, String> {
     let data = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     if !data.starts_with(&hk_runtime::packfile::header::MAGIC) {
         if let Some(at) = hk_runtime::tagfile::locate(&data) {
-            return tagfile_info(file, &data, at);
+            return super::tagfile::info(file, &data, at);
         }
     }
     let pf = Packfile::parse(&data).map_err(|e| e.in_file(file).to_string())?;
@@ -112,77 +133,6 @@ pub fn info(file: &Path, roots: &Roots) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn tagfile_info(file: &Path, data: &[u8], at: u64) -> Result<ExitCode, String> {
-    use hk_runtime::tagfile::Section;
-    let root =
-        Section::parse(data, at, data.len() as u64).map_err(|e| e.in_file(file).to_string())?;
-    outln!("{}", file.display());
-    if let Some(cm) = hk_runtime::tagfile::cm::Cm::detect(data) {
-        outln!(
-            "  id Tech cm container: {} surface records of {} bytes (record version {}), blob of {} bytes",
-            cm.records.len(),
-            hk_runtime::tagfile::cm::stride(cm.version),
-            if hk_runtime::tagfile::cm::has_f3(cm.version) { "0x12 or later" } else { "before 0x12" },
-            cm.blob_size
-        );
-        for (i, r) in cm.records.iter().enumerate() {
-            outln!(
-                "    [{i}] contents 0x{:X}, surface type {}, flags 0x{:X}, f3 {}, f4..f6 {} {} {}",
-                r.contents,
-                r.surface_type,
-                r.surface_flags,
-                r.f3,
-                r.f4,
-                r.f5,
-                r.f6
-            );
-        }
-    } else if at > 0 {
-        outln!("  {at} bytes of wrapper before the tagfile");
-    }
-    let end = at + root.size;
-    if end < data.len() as u64 {
-        outln!("  {} bytes after the tagfile", data.len() as u64 - end);
-    }
-    if let Some(sdkv) = root.child(b"SDKV") {
-        let (o, n) = sdkv.payload();
-        outln!(
-            "  TAG0 tagfile, SDK version {}",
-            String::from_utf8_lossy(&data[o as usize..(o + n) as usize])
-        );
-    }
-    fn show(s: &Section, depth: usize) {
-        outln!(
-            "  {:indent$}{} at 0x{:X}, {} bytes",
-            "",
-            s.tag_str(),
-            s.offset,
-            s.size,
-            indent = depth * 2
-        );
-        for c in &s.children {
-            show(c, depth + 1);
-        }
-    }
-    show(&root, 0);
-    let tf = hk_runtime::tagfile::TagFile::parse(data).map_err(|e| e.in_file(file).to_string())?;
-    outln!(
-        "  {} types ({} with bodies, {} hashed), {} items, {} patch groups; root object: {}",
-        tf.types.types.len() - 1,
-        tf.types.body_order.len(),
-        tf.types.hash_order.len(),
-        tf.items.len().saturating_sub(1),
-        tf.patches.len(),
-        tf.types
-            .full_name(u64::from(tf.items.get(1).map_or(0, |i| i.ty)))
-    );
-    match hk_runtime::tagfile::data::objects(&tf, data) {
-        Ok((objects, _)) => outln!("  {} objects (`hk dump` lists them)", objects.len()),
-        Err(e) => outln!("  objects: {}", e.in_file(file)),
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 /// `hk dump FILE`.
 pub fn dump_cmd(
     file: &Path,
@@ -195,7 +145,7 @@ pub fn dump_cmd(
     if !data.starts_with(&hk_runtime::packfile::header::MAGIC)
         && hk_runtime::tagfile::locate(&data).is_some()
     {
-        let doc = tagfile_dump(file, &data)?;
+        let doc = super::tagfile::dump(file, &data)?;
         return emit(&doc, format, out);
     }
     let o = open(file, roots, lenient)?;
@@ -234,35 +184,6 @@ fn emit(doc: &serde_json::Value, format: Format, out: Option<&Path>) -> Result<E
     Ok(ExitCode::SUCCESS)
 }
 
-/// A tagfile's objects as a dump (read only: `hk build` cannot write tagfiles from one).
-fn tagfile_dump(file: &Path, data: &[u8]) -> Result<serde_json::Value, String> {
-    let tf = hk_runtime::tagfile::TagFile::parse(data).map_err(|e| e.in_file(file).to_string())?;
-    let graph = hk_runtime::tagfile::graph(&tf, data).map_err(|e| e.in_file(file).to_string())?;
-    let mut doc = dump::to_json(&graph);
-    if let Some(m) = doc.as_object_mut() {
-        m.insert("container".into(), serde_json::json!("tagfile"));
-        m.insert("sdk_version".into(), serde_json::json!(tf.sdk_version));
-        if let Some(cm) = &tf.cm {
-            let records: Vec<_> = cm
-                .records
-                .iter()
-                .map(|r| {
-                    serde_json::json!({
-                        "contents": r.contents, "surface_type": r.surface_type,
-                        "surface_flags": r.surface_flags, "f3": r.f3,
-                        "f4": r.f4, "f5": r.f5, "f6": r.f6,
-                    })
-                })
-                .collect();
-            m.insert(
-                "cm".into(),
-                serde_json::json!({ "version": cm.version, "records": records }),
-            );
-        }
-    }
-    Ok(doc)
-}
-
 /// Reads a dump (JSON or TOML, by extension, else by content).
 pub fn load_dump(path: &Path) -> Result<serde_json::Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -285,7 +206,11 @@ pub fn dump_schema(doc: &serde_json::Value, roots: &Roots) -> Result<Schema, Str
         .map(|n| roots.dir().join(n))
         .filter(|p| p.is_dir());
     let file = doc.get("file").ok_or("not an hk dump: no `file`")?;
+    let tagfile_sdk = (doc.get("container").and_then(|c| c.as_str()) == Some("tagfile"))
+        .then(|| doc.get("sdk_version").and_then(|v| v.as_str()))
+        .flatten();
     let dir = named
+        .or_else(|| catalog::for_tagfile(roots.dir(), tagfile_sdk?).map(|(p, _)| p))
         .or_else(|| {
             catalog::for_version(
                 roots.dir(),
@@ -300,15 +225,14 @@ pub fn dump_schema(doc: &serde_json::Value, roots: &Roots) -> Result<Schema, Str
 /// `hk build DUMP -o FILE`.
 pub fn build(dump_path: &Path, out: &Path, roots: &Roots) -> Result<ExitCode, String> {
     let doc = load_dump(dump_path)?;
-    if doc.get("container").and_then(|c| c.as_str()) == Some("tagfile") {
-        return Err(format!(
-            "{}: a tagfile dump; building tagfiles from a dump is not supported yet (the tagfile writer works from a parsed file's type table: `hk roundtrip` writes tagfiles back)",
-            dump_path.display()
-        ));
-    }
     let schema = dump_schema(&doc, roots)?;
     let graph = dump::from_json(&doc, &schema).map_err(|e| e.in_file(dump_path).to_string())?;
-    let bytes = write(&graph, &schema).map_err(|e| e.to_string())?;
+    let bytes = if doc.get("container").and_then(|c| c.as_str()) == Some("tagfile") {
+        super::tagfile::build(&doc, &graph, &schema)
+            .map_err(|e| format!("{}: {e}", dump_path.display()))?
+    } else {
+        write(&graph, &schema).map_err(|e| e.to_string())?
+    };
     std::fs::write(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
     outln!(
         "wrote {} ({} bytes, {} objects)",

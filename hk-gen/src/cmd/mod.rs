@@ -5,3 +5,4 @@ pub mod file;
 pub mod roundtrip;
 pub mod sample;
 pub mod schema;
+pub mod tagfile;

@@ -444,10 +444,15 @@ impl Decoder<'_, '_, '_> {
                 self.array(ty, subtype, class, at, path, depth)?
             }
             TypeKind::RelArray => self.rel_array(subtype, class, at, path, depth)?,
-            TypeKind::InplaceArray | TypeKind::HomogeneousArray => {
+            // The 2022+ relative forms (seed 003) occur in tagfiles only.
+            TypeKind::InplaceArray
+            | TypeKind::HomogeneousArray
+            | TypeKind::RelPtr
+            | TypeKind::RelArrayView
+            | TypeKind::RelArray64 => {
                 return Err(Error::invalid(
                     abs,
-                    format!("member type `{ty}` is not supported in packfiles yet"),
+                    format!("member type `{ty}` is not supported in packfiles"),
                 ))
             }
         })

@@ -1,91 +1,16 @@
 //! Reading a schema folder: TOML with spans, then validation that collects every error.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::diagnostic::{Diagnostic, Diagnostics};
 use super::{Class, Container, Enum, EnumItem, Generation, Member, Origin, Pinned, Schema};
 use crate::layout::{Endian, LayoutRules};
 use crate::types::TypeKind;
-
-/// One problem in a schema folder, with the file, line and key where it is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// The file.
-    pub file: PathBuf,
-    /// 1-based line, 0 when unknown.
-    pub line: usize,
-    /// 1-based column, 0 when unknown.
-    pub column: usize,
-    /// The TOML key, e.g. `members.radius.type`.
-    pub key: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl Diagnostic {
-    pub(crate) fn at_origin(origin: &Origin, key: &str, message: String) -> Self {
-        Diagnostic {
-            file: origin.file.clone(),
-            line: origin.line,
-            column: 0,
-            key: key.to_string(),
-            message,
-        }
-    }
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if self.line > 0 {
-            write!(f, ":{}", self.line)?;
-            if self.column > 0 {
-                write!(f, ":{}", self.column)?;
-            }
-        }
-        if !self.key.is_empty() {
-            write!(f, ": `{}`", self.key)?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-/// Every problem found in a schema folder.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Diagnostics(pub Vec<Diagnostic>);
-
-impl Diagnostics {
-    pub(crate) fn push(&mut self, d: Diagnostic) {
-        self.0.push(d);
-    }
-
-    pub(crate) fn into_result<T>(self, v: T) -> Result<T, Diagnostics> {
-        if self.0.is_empty() {
-            Ok(v)
-        } else {
-            Err(self)
-        }
-    }
-}
-
-impl fmt::Display for Diagnostics {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, d) in self.0.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{d}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Diagnostics {}
 
 /// A TOML source file with a line index for spans.
 struct Source<'a> {
@@ -237,6 +162,7 @@ struct RawMember {
     #[serde(rename = "type")]
     ty: Spanned<String>,
     subtype: Option<Spanned<String>>,
+    element: Option<Spanned<String>>,
     class: Option<String>,
     #[serde(rename = "enum")]
     enum_ref: Option<String>,
@@ -269,6 +195,7 @@ struct RawClass {
     #[serde(default)]
     flags: u32,
     signature: Option<Spanned<Number>>,
+    hash: Option<Spanned<Number>>,
     size: Option<u32>,
     align: Option<u32>,
     #[serde(default)]
@@ -573,6 +500,7 @@ fn convert_class(
         .signature
         .as_ref()
         .and_then(|s| number(s, "signature", diags));
+    let hash = raw.hash.as_ref().and_then(|s| number(s, "hash", diags));
     let pinned = raw.pinned.and_then(|p| {
         if p.reason.get_ref().trim().is_empty() {
             diags.push(src.diag(
@@ -594,6 +522,9 @@ fn convert_class(
         let ty = parse_type(src, &m.ty, &key("type"), diags);
         let subtype = m.subtype.as_ref().map_or(TypeKind::Void, |s| {
             parse_type(src, s, &key("subtype"), diags)
+        });
+        let element = m.element.as_ref().map_or(TypeKind::Void, |s| {
+            parse_type(src, s, &key("element"), diags)
         });
         for (kind, span) in [(Some(ty), m.ty.span())]
             .into_iter()
@@ -634,6 +565,7 @@ fn convert_class(
             name: mname,
             ty,
             subtype,
+            element,
             class: m.class,
             enum_ref: m.enum_ref,
             array_size: m.array_size,
@@ -671,6 +603,7 @@ fn convert_class(
         align: raw.align,
         expected_signature,
         pinned,
+        hash,
         note: raw.note,
         origin: Origin {
             file: src.path.to_path_buf(),

@@ -4,6 +4,7 @@
 //! folder; [`Schema::to_folder`] writes one (used by `hk schema extract`).
 
 pub mod catalog;
+mod diagnostic;
 pub mod infer;
 mod load;
 mod write;
@@ -11,7 +12,7 @@ mod write;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-pub use load::{Diagnostic, Diagnostics};
+pub use diagnostic::{Diagnostic, Diagnostics};
 
 use crate::error::{Error, Result};
 use crate::layout::LayoutRules;
@@ -149,6 +150,9 @@ pub struct Member {
     pub ty: TypeKind,
     /// Sub-type (element or storage type).
     pub subtype: TypeKind,
+    /// Element type of the inner array when `subtype` is itself an array (tagfiles'
+    /// `hkArray<hkArray<int>>`; `element = "int32"`), else `void`.
+    pub element: TypeKind,
     /// The struct class, or the class pointed to or held.
     pub class: Option<String>,
     /// Enum reference: `Name` (this class or an ancestor) or `Class.Name`.
@@ -212,6 +216,9 @@ pub struct Class {
     pub expected_signature: Option<u32>,
     /// Pinned signature, for classes whose definition is not known exactly.
     pub pinned: Option<Pinned>,
+    /// The type hash a tagfile's THSH stores for this class (a per-version constant,
+    /// docs/tagfile-format.md §3), when known. Written into tagfiles, never computed.
+    pub hash: Option<u32>,
     /// Free-text provenance note (`note = "..."`).
     pub note: Option<String>,
     /// Where the class was defined.
@@ -233,6 +240,7 @@ impl Class {
             align: None,
             expected_signature: None,
             pinned: None,
+            hash: None,
             note: None,
             origin: Origin::default(),
         }

@@ -63,6 +63,9 @@ impl Class {
         if let Some(s) = self.expected_signature {
             let _ = writeln!(o, "signature = \"0x{s:08X}\"");
         }
+        if let Some(h) = self.hash {
+            let _ = writeln!(o, "hash = \"0x{h:08X}\"");
+        }
         if let Some(s) = self.expected_size {
             let _ = writeln!(o, "size = 0x{s:X}");
         }
@@ -94,6 +97,9 @@ impl Class {
             let _ = writeln!(o, "type = {}", q(m.ty.name()));
             if m.subtype != crate::types::TypeKind::Void {
                 let _ = writeln!(o, "subtype = {}", q(m.subtype.name()));
+            }
+            if m.element != crate::types::TypeKind::Void {
+                let _ = writeln!(o, "element = {}", q(m.element.name()));
             }
             if let Some(c) = &m.class {
                 let _ = writeln!(o, "class = {}", q(c));

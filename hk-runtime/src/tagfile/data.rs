@@ -64,7 +64,10 @@ impl Decoder<'_> {
     /// The item a slot of declared type `t` names, checked against what the slot expects:
     /// `want` (the item's type must be it or derive from it) and `flag`.
     fn item(&mut self, at: u64, t: u64, want: u64, flag: u8) -> Result<Option<(usize, Item)>> {
-        let idx = self.uint(at, 8)? as usize;
+        // The index fills the slot's first min(size, 8) bytes: 8 for pointers, strings and
+        // hkArray (docs §4), 4 for a 4-byte relative array.
+        let width = self.types.size_of(t).clamp(1, 8);
+        let idx = self.uint(at, width)? as usize;
         if idx == 0 {
             return Ok(None);
         }
@@ -170,8 +173,14 @@ impl Decoder<'_> {
                 Some((i, _)) => Value::Pointer(Some(Ptr::Object(self.objects[&i]))),
             },
             kind::ARRAY => {
-                let tail = self.uint(at + 8, 8)?;
-                if tail != 0 {
+                // Past the index, an array slot is zero: hkArray's size and capacity words
+                // are not stored (3665/3665 tails, docs §4).
+                let tail_len = size.saturating_sub(8);
+                if self
+                    .bytes(at + 8.min(size), tail_len)?
+                    .iter()
+                    .any(|&b| b != 0)
+                {
                     return Err(
                         self.err(at + 8, "array slot's size and capacity words are not zero")
                     );
@@ -188,7 +197,23 @@ impl Decoder<'_> {
             kind::RECORD => Value::Struct(self.fields(t, at, depth)?),
             kind::TUPLE => {
                 let sub = self.types.subtype_of(t);
-                self.elements(sub, at, fmt >> 8, depth).map(Value::CArray)?
+                let n = fmt >> 8;
+                // SIMD float types (16-aligned float tuples: hkVector4f, hkQuaternionf,
+                // hkRotationImpl, hkMatrix4f) are vectors and matrices, as in packfiles.
+                if self.types.kind_of(sub) == kind::FLOAT
+                    && self.types.size_of(sub) == 4
+                    && self.types.align_of(t) == 16
+                {
+                    let bytes = self.bytes(at, 4 * n)?;
+                    Value::Floats(
+                        bytes
+                            .chunks_exact(4)
+                            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            .collect(),
+                    )
+                } else {
+                    self.elements(sub, at, n, depth).map(Value::CArray)?
+                }
             }
             other => {
                 return Err(self.err(

@@ -8,6 +8,8 @@
 pub mod cm;
 pub mod data;
 pub mod index;
+pub mod phive;
+pub mod reflect;
 pub mod schema;
 pub mod section;
 pub mod types;
@@ -34,6 +36,8 @@ pub struct TagFile {
     pub offset: u64,
     /// The cm container around the tagfile, if any.
     pub cm: Option<cm::Cm>,
+    /// The phive container around the tagfile, if any.
+    pub phive: Option<phive::Phive>,
     /// The TAG0 section tree.
     pub root: Section,
     /// The SDK version string (`20150100`).
@@ -75,9 +79,19 @@ impl TagFile {
                 format!("SDKV `{sdk_version}` is not an 8-digit SDK version"),
             ));
         }
-        if offset > 0 && cm.is_none() {
-            check_phive(data, offset, root.size)?;
-        }
+        let phive = match (offset, &cm) {
+            (0, _) | (_, Some(_)) => None,
+            _ => {
+                let (p, at) = phive::Phive::parse(data, root.size)?;
+                if at != offset {
+                    return Err(Error::invalid(
+                        0x0C,
+                        format!("phive names its tagfile at 0x{at:X}, the TAG0 is at 0x{offset:X}"),
+                    ));
+                }
+                Some(p)
+            }
+        };
         // A bare tagfile is nothing but its TAG0 section (4/4 DSR files).
         if offset == 0 && root.size != data.len() as u64 {
             return Err(Error::invalid(
@@ -124,6 +138,7 @@ impl TagFile {
         Ok(TagFile {
             offset,
             cm,
+            phive,
             root,
             sdk_version,
             types,
@@ -160,9 +175,8 @@ pub fn graph(tf: &TagFile, data: &[u8]) -> Result<crate::graph::Graph> {
     })
 }
 
-/// Reads a tagfile (bare or in a phive wrapper) into the object graph and writes it again:
-/// the graph through [`write::write`], the wrapper header regenerated around it, and what
-/// follows the tagfile (phive's AAMP parameter archive, not Havok data) kept as it is.
+/// Reads a tagfile (bare, or in a phive or cm container) into the object graph and writes
+/// it again: the graph through [`write::write`], the container regenerated around it.
 ///
 /// # Errors
 /// Anything [`TagFile::parse`], [`data::objects`] or [`write::write`] reports.
@@ -170,93 +184,19 @@ pub fn roundtrip(data: &[u8], rules: &write::TagRules) -> Result<Vec<u8>> {
     let tf = TagFile::parse(data)?;
     let graph = graph(&tf, data)?;
     let tag0 = write::write(&graph, &tf.types, &tf.sdk_version, rules)?;
+    wrap(&tf, tag0)
+}
+
+/// `tag0` in the container `tf` came in (none, cm or phive).
+///
+/// # Errors
+/// A phive container with more sections than its capacity.
+pub fn wrap(tf: &TagFile, tag0: Vec<u8>) -> Result<Vec<u8>> {
     if let Some(c) = &tf.cm {
         return Ok(cm::Cm::write(&c.records, c.version, &tag0));
     }
-    if tf.offset == 0 {
-        return Ok(tag0);
+    match &tf.phive {
+        Some(p) => p.write(&tag0),
+        None => Ok(tag0),
     }
-    phive(data, &tf, &tag0)
-}
-
-/// The phive header of `data` agrees with the tagfile at `offset` of `size` bytes and with
-/// the file's length (docs/tagfile-format.md §1, 2/2 files).
-fn check_phive(data: &[u8], offset: u64, size: u64) -> Result<()> {
-    let le = |o: usize| {
-        data.get(o..o + 4)
-            .map(|b| u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])))
-    };
-    if !data.starts_with(b"Phive\0") {
-        return Err(Error::invalid(
-            0,
-            "a tagfile behind an unknown wrapper (not `Phive`)",
-        ));
-    }
-    let tail = size.div_ceil(16) * 16 + offset;
-    let fields = [
-        (0x0C, offset),
-        (0x10, tail),
-        (0x14, data.len() as u64),
-        (0x18, tail - offset),
-    ];
-    for (at, want) in fields {
-        let got = le(at).ok_or_else(|| Error::truncated(at as u64, 4, 0))?;
-        if got != want {
-            return Err(Error::invalid(
-                at as u64,
-                format!("phive header word 0x{got:X}, expected 0x{want:X}"),
-            ));
-        }
-    }
-    let tail_size = le(0x1C).ok_or_else(|| Error::truncated(0x1C, 4, 0))?;
-    if tail + tail_size != data.len() as u64 {
-        return Err(Error::invalid(
-            0x1C,
-            format!("phive tail of 0x{tail_size:X} bytes does not end the file"),
-        ));
-    }
-    Ok(())
-}
-
-/// The phive wrapper around a rewritten tagfile (docs/tagfile-format.md §1): a 12-byte
-/// magic/version/byte-order head, then the tagfile offset (0x30), the tail offset (the
-/// tagfile's end aligned to 16), the file size, the padded tagfile size and the tail size.
-fn phive(data: &[u8], tf: &TagFile, tag0: &[u8]) -> Result<Vec<u8>> {
-    let le = |o: usize| -> Result<u32> {
-        data.get(o..o + 4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .ok_or_else(|| Error::truncated(o as u64, 4, 0))
-    };
-    let tail_at = le(0x10)? as usize;
-    let tail = data
-        .get(tail_at..)
-        .ok_or_else(|| Error::invalid(0x10, "phive tail offset past the end"))?;
-    let tail_len = if tail.starts_with(b"AAMP") {
-        le(tail_at + 12)? as usize
-    } else {
-        tail.len()
-    };
-    let tail = tail
-        .get(..tail_len)
-        .ok_or_else(|| Error::invalid(tail_at as u64, "phive tail runs past the end"))?;
-    let tag_off = tf.offset as usize;
-    let align16 = |x: usize| x.div_ceil(16) * 16;
-    let new_tail_at = align16(tag_off + tag0.len());
-    let padded_tail = align16(tail.len());
-    let mut out = data[..0x0C].to_vec();
-    for w in [
-        tag_off,
-        new_tail_at,
-        new_tail_at + padded_tail,
-        new_tail_at - tag_off,
-        padded_tail,
-    ] {
-        out.extend_from_slice(&(w as u32).to_le_bytes());
-    }
-    out.resize(tag_off, 0);
-    out.extend_from_slice(tag0);
-    out.resize(new_tail_at, 0);
-    out.extend_from_slice(tail);
-    out.resize(new_tail_at + padded_tail, 0);
-    Ok(out)
 }

@@ -109,7 +109,9 @@ fn member_type_at(
             let n = (table.format_of(t) >> 8) as u16;
             let (k, sub, c, _) = member_type_at(table, elem, depth + 1);
             // Float tuples aligned like SIMD vectors are the vector and matrix types.
+            let simd = table.align_of(t) == 16;
             match (k, n) {
+                _ if !simd && k == TypeKind::Real => (k, sub, c, n),
                 (TypeKind::Real, 4) => (TypeKind::Vector4, TypeKind::Void, None, 0),
                 (TypeKind::Real, 12) => (TypeKind::Matrix3, TypeKind::Void, None, 0),
                 (TypeKind::Real, 16) => (TypeKind::Matrix4, TypeKind::Void, None, 0),
@@ -225,13 +227,31 @@ fn merge(into: &mut Class, other: &Class) -> bool {
             c.members.len(),
         )
     };
+    // A file that never touches a class stores no hash for it; another may.
+    if into.hash.is_none() {
+        into.hash = other.hash;
+    } else if other.hash.is_some() && other.hash != into.hash {
+        return false;
+    }
     if head(into) != head(other) {
         return false;
     }
     for (a, b) in into.members.iter_mut().zip(&other.members) {
-        if (&a.name, a.ty, a.array_size, a.flags, a.expected_offset)
-            != (&b.name, b.ty, b.array_size, b.flags, b.expected_offset)
-        {
+        if (
+            &a.name,
+            a.ty,
+            a.array_size,
+            a.flags,
+            a.expected_offset,
+            a.element,
+        ) != (
+            &b.name,
+            b.ty,
+            b.array_size,
+            b.flags,
+            b.expected_offset,
+            b.element,
+        ) {
             return false;
         }
         let untyped = |m: &Member| m.subtype == TypeKind::Void && m.class.is_none();
@@ -260,15 +280,23 @@ fn classes_of(tf: &TagFile) -> Vec<Class> {
         c.version = b.version.unwrap_or(0) as u32;
         c.interfaces = b.interfaces.as_ref().map_or(0, |i| i.len() as u32);
         c.expected_size = Some(table.size_of(t) as u32);
+        c.hash = ty.hash;
         if table.align_of(t) >= 16 {
             c.align = Some(table.align_of(t) as u32);
         }
         for m in b.members.iter().flatten() {
             let (kind, subtype, class, array_size) = member_type(table, m.ty);
+            // An array of arrays names its inner element too (`hkArray<hkArray<int>>`).
+            let element = if kind == TypeKind::Array && subtype == TypeKind::Array {
+                member_type(table, table.subtype_of(table.subtype_of(m.ty))).0
+            } else {
+                TypeKind::Void
+            };
             c.members.push(Member {
                 name: m.name.clone(),
                 ty: kind,
                 subtype,
+                element,
                 class,
                 enum_ref: None,
                 array_size,

@@ -155,6 +155,13 @@ impl<'g> Encoder<'g, '_> {
                 }
             }
             (kind::RECORD, Value::Struct(fields)) => self.fields(t, at, fields)?,
+            (kind::TUPLE, Value::Floats(fs)) => {
+                let sub = self.types.subtype_of(t);
+                let s = self.types.size_of(sub);
+                for (i, f) in fs.iter().enumerate() {
+                    self.put(at + i as u64 * s, &f.to_bits().to_le_bytes());
+                }
+            }
             (kind::TUPLE, Value::CArray(items)) => {
                 let sub = self.types.subtype_of(t);
                 let s = self.types.size_of(sub);
@@ -227,15 +234,16 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
             .copied()
             .ok_or_else(|| Error::schema(format!("the type table has no `{c}`")))
     };
-    let char_ty = *by_name
-        .get("char")
-        .ok_or_else(|| Error::schema("the type table has no `char`"))?;
+    // String items have type `char`; a file without strings need not describe it.
+    let char_ty = by_name.get("char").copied();
+    let no_char = || Error::schema("the type table has no `char` for string items");
     // --- DATA: the queue algorithm of docs/tagfile-format.md §4.
     let mut data: Vec<u8> = Vec::new();
     let mut items: Vec<(u8, u64, u64, u64)> = vec![(0, 0, 0, 0)];
     let mut object_index: HashMap<ObjectId, usize> = HashMap::new();
     let mut string_index: HashMap<Vec<u8>, usize> = HashMap::new();
-    let mut fills: Vec<(u64, usize)> = Vec::new();
+    // Slot offset, item index, slot width (the index fills the first min(width, 8) bytes).
+    let mut fills: Vec<(u64, usize, u64)> = Vec::new();
     let mut patches: HashMap<u64, Vec<u64>> = HashMap::new();
     let mut touched: Vec<u64> = Vec::new();
     let mut touched_set: HashSet<u64> = HashSet::new();
@@ -262,9 +270,13 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                     items: v,
                     index,
                 } => (ITEM_ARRAY, *ty, v.len() as u64, *index, 16),
-                Node::Str { bytes, index } => {
-                    (ITEM_ARRAY, char_ty, bytes.len() as u64 + 1, *index, 2)
-                }
+                Node::Str { bytes, index } => (
+                    ITEM_ARRAY,
+                    char_ty.ok_or_else(no_char)?,
+                    bytes.len() as u64 + 1,
+                    *index,
+                    2,
+                ),
             };
             align_to(&mut data, align);
             let off = data.len() as u64;
@@ -344,7 +356,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                         if i == next {
                             items.push((0, 0, 0, 0));
                         }
-                        fills.push((off + rel, i));
+                        fills.push((off + rel, i, types.size_of(field_ty)));
                     }
                     Target::Array(v) => {
                         touch(field_ty, &mut touched);
@@ -355,7 +367,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                             items: v,
                             index: i,
                         });
-                        fills.push((off + rel, i));
+                        fills.push((off + rel, i, types.size_of(field_ty)));
                     }
                     Target::Str(s) => strings.push((field_ty, s, off + rel)),
                 }
@@ -379,13 +391,14 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
                         i
                     }
                 };
-                fills.push((at, i));
+                fills.push((at, i, types.size_of(field_ty)));
             }
         }
     }
     align_to(&mut data, 16);
-    for (at, i) in fills {
-        data[at as usize..at as usize + 8].copy_from_slice(&(i as u64).to_le_bytes());
+    for (at, i, width) in fills {
+        let n = width.clamp(1, 8) as usize;
+        data[at as usize..at as usize + n].copy_from_slice(&(i as u64).to_le_bytes()[..n]);
     }
     // --- Type order, from the item types in DATA order (§3).
     let (tlist, border) = type_order(types, &item_types, rules.templates_first);
@@ -540,12 +553,16 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagRules) -> R
             varint::write(&mut tbod, a);
         }
     }
+    // Every touched type that has a hash gets an entry (docs §3: in the corpus every
+    // touched type has one). A table written from a schema may not know a type's hash;
+    // such a type gets no entry rather than an invented value.
+    let hashed: Vec<(u64, u32)> = touched
+        .iter()
+        .filter_map(|&t| table.types[t as usize].hash.map(|h| (t, h)))
+        .collect();
     let mut thsh = Vec::new();
-    varint::write(&mut thsh, touched.len() as u64);
-    for &t in &touched {
-        let h = table.types[t as usize]
-            .hash
-            .ok_or_else(|| Error::schema(format!("type {} has no hash", table.full_name(t))))?;
+    varint::write(&mut thsh, hashed.len() as u64);
+    for (t, h) in hashed {
         varint::write(&mut thsh, ix(t));
         thsh.extend_from_slice(&h.to_le_bytes());
     }

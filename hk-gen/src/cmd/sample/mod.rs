@@ -1,5 +1,10 @@
 //! `hk sample`: small files hk writes itself from schemas, for profiles that have no real
-//! files to test with (and for trying hk without a corpus).
+//! files to test with (and for trying hk without a corpus). Packfile samples go through the
+//! packfile writer; tagfile samples get a type table written from their schema
+//! (`tagfile::reflect`), the TAG0 writer, and their container (cm or phive).
+
+mod doom;
+mod nso;
 
 use crate::out::outln;
 use std::path::Path;
@@ -23,7 +28,74 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "havok-2012.2",
         "a static compound shape with one compressed-mesh instance",
     ),
+    (
+        "nso-2023_box.bphsh",
+        "havok-2023.2",
+        "phive shape: an hknpMeshShape box of six quads, one material, one hit mask",
+    ),
+    (
+        "doom-2016_box.hkshape",
+        "havok-2016",
+        "id Tech cm: one surface record and a box hknpConvexPolytopeShape (TAG0 20160200)",
+    ),
+    (
+        "doom-2016_mesh.hkshape",
+        "havok-2016",
+        "id Tech cm: one surface record and an hknpCompressedMeshShape of two triangles",
+    ),
 ];
+
+/// The container a tagfile sample goes in.
+pub enum Container {
+    /// An id Tech cm container with these surface records (retail record version).
+    Cm(Vec<hk_runtime::tagfile::cm::SurfaceRecord>),
+    /// A phive container.
+    Phive(hk_runtime::tagfile::phive::Phive),
+}
+
+/// A tagfile sample's objects (the first is the root) and its container.
+pub struct Built {
+    objects: Vec<Object>,
+    container: Container,
+}
+
+fn new(schema: &Schema, class: &str) -> Result<Object, String> {
+    Object::new_default(schema, class, 0).map_err(|e| e.to_string())
+}
+
+fn set(o: &mut Object, path: &str, v: Value) -> Result<(), String> {
+    o.set(path, v).map_err(|e| e.to_string())
+}
+
+/// Writes a tagfile sample: a type table from `schema` for the classes its objects use,
+/// the TAG0 in the generation's table order, and the container.
+fn tagfile_bytes(built: Built, schema: &Schema) -> Result<Vec<u8>, String> {
+    use hk_runtime::tagfile::{cm, reflect, write};
+    let g = &schema.generation;
+    let rules = g
+        .tagfile
+        .as_ref()
+        .ok_or_else(|| format!("{} has no [tagfile] rules", g.name))?;
+    let mut classes: Vec<&str> = built.objects.iter().map(|o| o.class.as_str()).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    let table = reflect::table(schema, &classes).map_err(|e| e.to_string())?;
+    let graph = Graph {
+        info: hk_runtime::graph::FileInfo {
+            layout: g.layout,
+            ..info(schema)
+        },
+        objects: built.objects,
+        root: ObjectId(0),
+        capacity_flags: Default::default(),
+    };
+    let tag0 =
+        write::write(&graph, &table, &g.contents_version, rules).map_err(|e| e.to_string())?;
+    Ok(match built.container {
+        Container::Cm(records) => cm::Cm::write(&records, cm::RETAIL_VERSION, &tag0),
+        Container::Phive(p) => p.write(&tag0).map_err(|e| e.to_string())?,
+    })
+}
 
 fn ptr(i: u32) -> Value {
     Value::Pointer(Some(Ptr::Object(ObjectId(i))))
@@ -157,6 +229,12 @@ pub fn bytes(name: &str, roots: &Roots) -> Result<Vec<u8>, String> {
         .find(|s| s.0 == name)
         .ok_or_else(|| format!("no sample named `{name}`"))?;
     let schema = schemas::load(&roots.dir().join(folder))?;
+    match name {
+        "doom-2016_box.hkshape" => return tagfile_bytes(doom::box_shape(&schema)?, &schema),
+        "doom-2016_mesh.hkshape" => return tagfile_bytes(doom::mesh(&schema)?, &schema),
+        "nso-2023_box.bphsh" => return tagfile_bytes(nso::build(&schema)?, &schema),
+        _ => {}
+    }
     let graph = build(name, &schema)?;
     write(&graph, &schema).map_err(|e| e.to_string())
 }
