@@ -56,13 +56,22 @@ fn main() {
     } else {
         &["games/dark-souls-remastered", "games/totk"]
     };
-    for dir in dirs {
-        let mut found: Vec<_> = std::fs::read_dir(corpus.join(dir))
+    // The synthetic samples hk wrote (2016 cm, 2023.2 bphsh), then the corpus tagfiles.
+    let samples = hk_tests::root().join("samples");
+    let roots: Vec<std::path::PathBuf> = std::iter::once(samples)
+        .filter(|_| which != "packfiles")
+        .chain(dirs.iter().map(|d| corpus.join(d)))
+        .collect();
+    for dir in roots {
+        let mut found: Vec<_> = std::fs::read_dir(&dir)
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
             .unwrap_or_default();
         found.sort();
         for f in found {
             let data = hk_tests::read(&f);
+            if data.starts_with(&hk_runtime::packfile::header::MAGIC) {
+                continue;
+            }
             let Ok(tf) = TagFile::parse(&data) else {
                 continue;
             };
@@ -71,9 +80,11 @@ fn main() {
                 hk_runtime::schema::catalog::for_tagfile(&hk_tests::schemas(), &tf.sdk_version)
                     .and_then(|(_, g)| g.tagfile)
                     .expect("tagfile rules");
-            let cm = Cm::write(&[SurfaceRecord::default(); 2], RETAIL_VERSION, &tag0);
-            tagfiles.push((f.clone(), data, rules.clone()));
-            tagfiles.push((f.with_extension("hkshape"), cm, rules));
+            tagfiles.push((f.clone(), data.clone(), rules.clone()));
+            if tf.cm.is_none() {
+                let cm = Cm::write(&[SurfaceRecord::default(); 2], RETAIL_VERSION, &tag0);
+                tagfiles.push((f.with_extension("hkshape"), cm, rules));
+            }
         }
     }
     let mut tried = 0;

@@ -260,3 +260,69 @@ fn random_corruptions_never_panic() {
         "{tried} corruptions: no panic; {read} still decoded, {written} of those written back"
     );
 }
+
+/// A type table that makes a bool or integer wider than 8 bytes (the fuzzer's find: a
+/// corrupted size byte of `hkBool`) is an error for the reader and never a panic for the
+/// writer.
+#[test]
+fn oversized_integer_types_are_errors() {
+    let Some(corpus) = hk_tests::corpus("oversized_integer_types_are_errors") else {
+        return;
+    };
+    let skeleton = "games/dark-souls-remastered/c2240_skeleton.hkx";
+    let data = hk_tests::read(&corpus.join(skeleton));
+    let tf = hk_runtime::tagfile::TagFile::parse(&data).unwrap();
+    let graph = hk_runtime::tagfile::graph(&tf, &data).unwrap();
+    let rules = hk_runtime::schema::catalog::for_tagfile(&hk_tests::schemas(), &tf.sdk_version)
+        .and_then(|(_, g)| g.tagfile)
+        .unwrap();
+    let mut n = 0;
+    for name in ["hkBool", "unsigned short"] {
+        let mut types = tf.types.clone();
+        let t = types
+            .types
+            .iter_mut()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        let b = t.body.as_mut().unwrap();
+        b.size_align = Some((80, b.size_align.unwrap().1));
+        // The writer places what the table says; whatever it returns, it returns.
+        if let Ok(out) = hk_runtime::tagfile::write::write(&graph, &types, &tf.sdk_version, &rules)
+        {
+            let back = hk_runtime::tagfile::TagFile::parse(&out).unwrap();
+            let Err(err) = hk_runtime::tagfile::graph(&back, &out) else {
+                panic!("{name} of 80 bytes was read");
+            };
+            assert!(err.to_string().contains("not an integer width"), "{err}");
+            assert!(err.offset.is_some());
+            n += 1;
+        }
+    }
+    assert_eq!(
+        n, 2,
+        "both tables were written and then rejected on reading"
+    );
+}
+
+/// A type that is its own template argument (a corrupted TNA1 value) still has a name: the
+/// nesting stops instead of overflowing the stack.
+#[test]
+fn self_referencing_template_arguments_are_bounded() {
+    use hk_runtime::tagfile::types::{Param, TagType, TypeTable};
+    let table = TypeTable {
+        types: vec![
+            TagType::default(),
+            TagType {
+                name: "T*".into(),
+                params: vec![Param {
+                    name: "tT".into(),
+                    value: 1,
+                }],
+                ..TagType::default()
+            },
+        ],
+        ..TypeTable::default()
+    };
+    let name = table.full_name(1);
+    assert!(name.starts_with("T*<T*<") && name.contains('…'), "{name}");
+}

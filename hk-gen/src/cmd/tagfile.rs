@@ -9,7 +9,7 @@ use hk_runtime::dump;
 use hk_runtime::graph::Graph;
 use hk_runtime::tagfile::cm::{self, SurfaceRecord};
 use hk_runtime::tagfile::phive::{Extra, HitMask, Material, Phive};
-use hk_runtime::tagfile::{reflect, write, Section};
+use hk_runtime::tagfile::{reflect, Section};
 use hk_runtime::Schema;
 use serde_json::{json, Value as Json};
 
@@ -275,20 +275,11 @@ fn phive_from(v: &Json) -> Result<Phive, String> {
 /// A schema without `[tagfile]` rules or without a class the graph uses, a value that does
 /// not fit its type, or a malformed container entry.
 pub fn build(doc: &Json, graph: &Graph, schema: &Schema) -> Result<Vec<u8>, String> {
-    let g = &schema.generation;
-    let rules = g
-        .tagfile
-        .as_ref()
-        .ok_or_else(|| format!("{} has no [tagfile] rules", g.name))?;
-    let mut classes: Vec<&str> = graph.objects.iter().map(|o| o.class.as_str()).collect();
-    classes.sort_unstable();
-    classes.dedup();
-    let table = reflect::table(schema, &classes).map_err(|e| e.to_string())?;
     let sdk = doc
         .get("sdk_version")
         .and_then(Json::as_str)
-        .unwrap_or(&g.contents_version);
-    let tag0 = write::write(graph, &table, sdk, rules).map_err(|e| e.to_string())?;
+        .unwrap_or(&schema.generation.contents_version);
+    let tag0 = reflect::write(graph, schema, sdk).map_err(|e| e.to_string())?;
     if let Some(c) = doc.get("cm") {
         let (version, records) = cm_from(c)?;
         return Ok(cm::Cm::write(&records, version, &tag0));

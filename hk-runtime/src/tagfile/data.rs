@@ -127,8 +127,17 @@ impl Decoder<'_> {
                     .map(|&b| Value::UInt(u64::from(b)))
                     .collect(),
             ),
+            kind::BOOL | kind::INT if !matches!(size, 1 | 2 | 4 | 8) => {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "{} is {size} bytes, not an integer width",
+                        self.types.full_name(t)
+                    ),
+                ))
+            }
             kind::BOOL => {
-                let v = self.uint(at, size.max(1))?;
+                let v = self.uint(at, size)?;
                 Value::Bool(v as u8)
             }
             kind::INT => {

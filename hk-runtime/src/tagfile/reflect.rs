@@ -415,3 +415,22 @@ pub fn table(schema: &Schema, classes: &[&str]) -> Result<TypeTable> {
     }
     Ok(table)
 }
+
+/// `graph` as a TAG0 of SDK `sdk`, with a type table [`table`] writes from `schema` for the
+/// classes the graph's objects have, in the order the generation's `[tagfile]` rules give.
+///
+/// # Errors
+/// A schema without `[tagfile]` rules, anything [`table`] reports, or a value that does not
+/// fit its type.
+pub fn write(graph: &crate::graph::Graph, schema: &Schema, sdk: &str) -> Result<Vec<u8>> {
+    let g = &schema.generation;
+    let rules = g
+        .tagfile
+        .as_ref()
+        .ok_or_else(|| Error::schema(format!("{} has no [tagfile] rules", g.name)))?;
+    let mut classes: Vec<&str> = graph.objects.iter().map(|o| o.class.as_str()).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    let table = table(schema, &classes)?;
+    super::write::write(graph, &table, sdk, rules)
+}

@@ -273,6 +273,15 @@ impl TypeTable {
 
     /// The full name of type `i`, with its template arguments: `hkArray<hkaBone, ...>`.
     pub fn full_name(&self, i: u64) -> String {
+        self.name_at(i, 0)
+    }
+
+    /// [`TypeTable::full_name`] at nesting `depth`: a corrupted table can make a type its
+    /// own template argument, so arguments nest at most 16 deep (`…` beyond).
+    fn name_at(&self, i: u64, depth: u32) -> String {
+        if depth > 16 {
+            return "…".into();
+        }
         let Some(t) = self.types.get(i as usize) else {
             return format!("#{i}");
         };
@@ -284,7 +293,7 @@ impl TypeTable {
             .iter()
             .map(|p| {
                 if p.name.starts_with('t') {
-                    self.full_name(p.value)
+                    self.name_at(p.value, depth + 1)
                 } else {
                     p.value.to_string()
                 }

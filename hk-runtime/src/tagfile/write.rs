@@ -112,9 +112,10 @@ impl<'g> Encoder<'g, '_> {
         let size = self.types.size_of(t);
         match (self.types.kind_of(t), v) {
             (_, Value::None) => {}
-            (2, Value::Bool(b)) => {
-                self.put(at, &u64::from(*b).to_le_bytes()[..size.max(1) as usize])
-            }
+            (2, Value::Bool(b)) => self.put(
+                at,
+                &u64::from(*b).to_le_bytes()[..size.clamp(1, 8) as usize],
+            ),
             (4, Value::Int(_) | Value::UInt(_)) => {
                 let raw = match v {
                     Value::Int(i) => *i as u64,
@@ -128,7 +129,7 @@ impl<'g> Encoder<'g, '_> {
                     0x10000 => 64,
                     _ => size * 8,
                 };
-                self.put(at, &raw.to_le_bytes()[..(bits / 8) as usize]);
+                self.put(at, &raw.to_le_bytes()[..(bits / 8).clamp(1, 8) as usize]);
             }
             (5, Value::Real(f)) => self.put(at, &f.to_bits().to_le_bytes()),
             (5, Value::Half(h)) => self.put(at, &h.to_le_bytes()),

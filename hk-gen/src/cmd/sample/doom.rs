@@ -85,27 +85,37 @@ const FACES: [([usize; 4], [f32; 3]); 6] = [
     ([0, 2, 3, 1], [0.0, 0.0, -1.0]),
 ];
 
+/// A new `class` object with hknpShape's type, dispatch type and flags set by name.
+fn shape(
+    schema: &Schema,
+    class: &str,
+    ty: &str,
+    dispatch: &str,
+    flag_names: &[&str],
+) -> Result<Object, String> {
+    let mut o = new(schema, class)?;
+    set(&mut o, "type", item(schema, "hknpShapeType", "Enum", ty)?)?;
+    set(
+        &mut o,
+        "dispatchType",
+        item(schema, "hknpCollisionDispatchType", "Enum", dispatch)?,
+    )?;
+    set(&mut o, "flags", flags(schema, flag_names)?)?;
+    Ok(o)
+}
+
 fn record() -> Container {
     Container::Cm(vec![SurfaceRecord::default()])
 }
 
 /// The box polytope sample.
 pub fn box_shape(schema: &Schema) -> Result<Built, String> {
-    let mut shape = new(schema, "hknpConvexPolytopeShape")?;
-    set(
-        &mut shape,
-        "type",
-        item(schema, "hknpShapeType", "Enum", "CONVEX_POLYTOPE")?,
-    )?;
-    set(
-        &mut shape,
-        "dispatchType",
-        item(schema, "hknpCollisionDispatchType", "Enum", "CONVEX")?,
-    )?;
-    set(
-        &mut shape,
-        "flags",
-        flags(schema, &["IS_CONVEX_SHAPE", "IS_CONVEX_POLYTOPE_SHAPE"])?,
+    let mut shape = shape(
+        schema,
+        "hknpConvexPolytopeShape",
+        "CONVEX_POLYTOPE",
+        "CONVEX",
+        &["IS_CONVEX_SHAPE", "IS_CONVEX_POLYTOPE_SHAPE"],
     )?;
     set(&mut shape, "convexRadius", Value::Real(RADIUS))?;
     let smallest = HALF.iter().fold(f32::MAX, |a, &b| a.min(b)) + RADIUS;
@@ -223,18 +233,13 @@ pub fn box_shape(schema: &Schema) -> Result<Built, String> {
 
 /// The compressed mesh sample: one flat quad (two triangles) in one section.
 pub fn mesh(schema: &Schema) -> Result<Built, String> {
-    let mut shape = new(schema, "hknpCompressedMeshShape")?;
-    set(
-        &mut shape,
-        "type",
-        item(schema, "hknpShapeType", "Enum", "COMPRESSED_MESH")?,
+    let mut shape = shape(
+        schema,
+        "hknpCompressedMeshShape",
+        "COMPRESSED_MESH",
+        "COMPOSITE",
+        &["IS_COMPOSITE_SHAPE"],
     )?;
-    set(
-        &mut shape,
-        "dispatchType",
-        item(schema, "hknpCollisionDispatchType", "Enum", "COMPOSITE")?,
-    )?;
-    set(&mut shape, "flags", flags(schema, &["IS_COMPOSITE_SHAPE"])?)?;
     set(&mut shape, "data", ptr(1))?;
     // Bit 0: the one quad is flat; its two triangles are not internal.
     set(

@@ -70,16 +70,8 @@ fn set(o: &mut Object, path: &str, v: Value) -> Result<(), String> {
 /// Writes a tagfile sample: a type table from `schema` for the classes its objects use,
 /// the TAG0 in the generation's table order, and the container.
 fn tagfile_bytes(built: Built, schema: &Schema) -> Result<Vec<u8>, String> {
-    use hk_runtime::tagfile::{cm, reflect, write};
+    use hk_runtime::tagfile::{cm, reflect};
     let g = &schema.generation;
-    let rules = g
-        .tagfile
-        .as_ref()
-        .ok_or_else(|| format!("{} has no [tagfile] rules", g.name))?;
-    let mut classes: Vec<&str> = built.objects.iter().map(|o| o.class.as_str()).collect();
-    classes.sort_unstable();
-    classes.dedup();
-    let table = reflect::table(schema, &classes).map_err(|e| e.to_string())?;
     let graph = Graph {
         info: hk_runtime::graph::FileInfo {
             layout: g.layout,
@@ -89,8 +81,7 @@ fn tagfile_bytes(built: Built, schema: &Schema) -> Result<Vec<u8>, String> {
         root: ObjectId(0),
         capacity_flags: Default::default(),
     };
-    let tag0 =
-        write::write(&graph, &table, &g.contents_version, rules).map_err(|e| e.to_string())?;
+    let tag0 = reflect::write(&graph, schema, &g.contents_version).map_err(|e| e.to_string())?;
     Ok(match built.container {
         Container::Cm(records) => cm::Cm::write(&records, cm::RETAIL_VERSION, &tag0),
         Container::Phive(p) => p.write(&tag0).map_err(|e| e.to_string())?,
