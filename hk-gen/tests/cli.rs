@@ -273,6 +273,7 @@ fn tagfile_dumps_build_back() {
     };
     let samples = [
         "doom-2016_box.hkshape",
+        "doom-2016_compound.hkshape",
         "doom-2016_mesh.hkshape",
         "nso-2023_box.bphsh",
     ];

@@ -8,8 +8,9 @@ use hk_runtime::layout::Layouts;
 use hk_runtime::tagfile::phive::{Extra, Phive};
 use hk_runtime::tagfile::{self, schema, TagFile};
 
-const SAMPLES: [(&str, &str); 3] = [
+const SAMPLES: [(&str, &str); 4] = [
     ("doom-2016_box.hkshape", "havok-2016"),
+    ("doom-2016_compound.hkshape", "havok-2016"),
     ("doom-2016_mesh.hkshape", "havok-2016"),
     ("nso-2023_box.bphsh", "havok-2023.2"),
 ];

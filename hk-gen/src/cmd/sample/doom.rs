@@ -319,3 +319,93 @@ pub fn mesh(schema: &Schema) -> Result<Built, String> {
         container: record(),
     })
 }
+
+/// Moves every object pointer in `v` by `by` (objects placed after others).
+fn shift(v: &mut Value, by: u32) {
+    match v {
+        Value::Pointer(Some(hk_runtime::graph::Ptr::Object(id))) => id.0 += by,
+        Value::Array(items) | Value::CArray(items) => items.iter_mut().for_each(|x| shift(x, by)),
+        Value::Struct(fields) => fields.iter_mut().for_each(|f| shift(&mut f.value, by)),
+        _ => {}
+    }
+}
+
+/// The world-like sample (seed 004 §6: a map's `_combo/world.hkshape` is an
+/// hknpCompoundShape of convex polytopes over an hkcdDynamicTree of Codec32 nodes): two
+/// instances of the box, side by side, and a three-node tree over them. The node encoding
+/// (parent and children in the AABB's w lanes) is hk's choice; no retail tree was measured.
+pub fn compound(schema: &Schema) -> Result<Built, String> {
+    let boxed = box_shape(schema)?;
+    let mut objects = boxed.objects;
+    for o in &mut objects {
+        o.fields.iter_mut().for_each(|f| shift(&mut f.value, 1));
+    }
+    let mut c = shape(
+        schema,
+        "hknpCompoundShape",
+        "STATIC_COMPOUND",
+        "COMPOSITE",
+        &["IS_COMPOSITE_SHAPE"],
+    )?;
+    let offsets = [-40.0f32, 40.0];
+    let mut instances = Vec::new();
+    for x in offsets {
+        let mut i = new(schema, "hknpShapeInstance")?;
+        // Column-major rotation (identity) and translation.
+        let mut t = vec![0.0f32; 16];
+        for k in 0..3 {
+            t[5 * k] = 1.0;
+        }
+        t[12] = x;
+        t[15] = 1.0;
+        set(&mut i, "transform", Value::Floats(t))?;
+        set(&mut i, "scale", Value::Floats(vec![1.0, 1.0, 1.0, 0.0]))?;
+        set(&mut i, "shape", ptr(1))?;
+        instances.push(Value::Struct(i.fields));
+    }
+    set(&mut c, "instances.elements", Value::Array(instances))?;
+    set(&mut c, "instances.firstFree", Value::Int(-1))?;
+    let aabb = |lo: [f32; 3], hi: [f32; 3], lw: u32, hw: u32| {
+        Value::Struct(vec![
+            hk_runtime::graph::Field::new(
+                "min",
+                Value::Floats(vec![lo[0], lo[1], lo[2], f32::from_bits(lw)]),
+            ),
+            hk_runtime::graph::Field::new(
+                "max",
+                Value::Floats(vec![hi[0], hi[1], hi[2], f32::from_bits(hw)]),
+            ),
+        ])
+    };
+    let lo = |x: f32| [x - HALF[0], -HALF[1], -HALF[2]];
+    let hi = |x: f32| [x + HALF[0], HALF[1], HALF[2]];
+    set(&mut c, "aabb", aabb(lo(-40.0), hi(40.0), 0, 0))?;
+    let node = |b: Value| Value::Struct(vec![hk_runtime::graph::Field::new("aabb", b)]);
+    // Node 0 is the null node; 1 the root (children 2 and 3); 2 and 3 the leaves, whose
+    // max.w holds the instance index.
+    let nodes = vec![
+        node(aabb([0.0; 3], [0.0; 3], 0, 0)),
+        node(aabb(lo(-40.0), hi(40.0), 0, 2 | 3 << 16)),
+        node(aabb(lo(-40.0), hi(-40.0), 1, 0)),
+        node(aabb(lo(40.0), hi(40.0), 1, 1)),
+    ];
+    set(
+        &mut c,
+        "boundingVolumeData.aabbTree.nodes",
+        Value::Array(nodes),
+    )?;
+    set(
+        &mut c,
+        "boundingVolumeData.aabbTree.numLeaves",
+        Value::UInt(2),
+    )?;
+    set(&mut c, "boundingVolumeData.aabbTree.root", Value::UInt(1))?;
+    let radius = (80.0f32 + HALF[0]).hypot(HALF[1]).hypot(HALF[2]);
+    set(&mut c, "boundingRadius", Value::Real(radius))?;
+    set(&mut c, "estimatedNumShapeKeys", Value::Int(2))?;
+    objects.insert(0, c);
+    Ok(Built {
+        objects,
+        container: record(),
+    })
+}

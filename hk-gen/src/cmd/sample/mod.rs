@@ -39,6 +39,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "id Tech cm: one surface record and a box hknpConvexPolytopeShape (TAG0 20160200)",
     ),
     (
+        "doom-2016_compound.hkshape",
+        "havok-2016",
+        "id Tech cm: an hknpCompoundShape of two box instances over an hkcdDynamicTree",
+    ),
+    (
         "doom-2016_mesh.hkshape",
         "havok-2016",
         "id Tech cm: one surface record and an hknpCompressedMeshShape of two triangles",
@@ -223,6 +228,7 @@ pub fn bytes(name: &str, roots: &Roots) -> Result<Vec<u8>, String> {
     match name {
         "doom-2016_box.hkshape" => return tagfile_bytes(doom::box_shape(&schema)?, &schema),
         "doom-2016_mesh.hkshape" => return tagfile_bytes(doom::mesh(&schema)?, &schema),
+        "doom-2016_compound.hkshape" => return tagfile_bytes(doom::compound(&schema)?, &schema),
         "nso-2023_box.bphsh" => return tagfile_bytes(nso::build(&schema)?, &schema),
         _ => {}
     }
