@@ -418,3 +418,30 @@ fn corrupted_samples_never_panic() {
     }
     println!("{tried} corrupted samples: no panic");
 }
+
+/// An edited value that does not fit its type (five floats for a vector) is an error that
+/// names the member, not bytes spilled into the next member.
+#[test]
+fn values_that_do_not_fit_are_errors() {
+    let data = sample("nso-2023_box.bphsh");
+    let tf = TagFile::parse(&data).unwrap();
+    let mut g = tagfile::graph(&tf, &data).unwrap();
+    let s = hk_tests::schema("havok-2023.2");
+    let root = g.root.0 as usize;
+    g.objects[root]
+        .set(
+            "vertexConversionUtil.bitScale16",
+            Value::Floats(vec![1.0; 5]),
+        )
+        .unwrap();
+    let err = tagfile::reflect::write(&g, &s, &tf.sdk_version).unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("bitScale16"), "{text}");
+    g.objects[root]
+        .set(
+            "vertexConversionUtil.bitScale16",
+            Value::Floats(vec![1.0; 4]),
+        )
+        .unwrap();
+    assert!(tagfile::reflect::write(&g, &s, &tf.sdk_version).is_ok());
+}

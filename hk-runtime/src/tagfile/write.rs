@@ -133,6 +133,7 @@ impl<'g> Encoder<'g, '_> {
             }
             (5, Value::Real(f)) => self.put(at, &f.to_bits().to_le_bytes()),
             (5, Value::Half(h)) => self.put(at, &h.to_le_bytes()),
+            (1, Value::CArray(bytes)) if bytes.len() as u64 != size => return Err(bad()),
             (1, Value::CArray(bytes)) => {
                 for (i, b) in bytes.iter().enumerate() {
                     if let Value::UInt(x) = b {
@@ -156,6 +157,13 @@ impl<'g> Encoder<'g, '_> {
                 }
             }
             (kind::RECORD, Value::Struct(fields)) => self.fields(t, at, fields)?,
+            // A tuple takes exactly its count of values (format >> 8).
+            (kind::TUPLE, Value::Floats(fs)) if fs.len() as u64 != self.types.format_of(t) >> 8 => {
+                return Err(bad())
+            }
+            (kind::TUPLE, Value::CArray(xs)) if xs.len() as u64 != self.types.format_of(t) >> 8 => {
+                return Err(bad())
+            }
             (kind::TUPLE, Value::Floats(fs)) => {
                 let sub = self.types.subtype_of(t);
                 let s = self.types.size_of(sub);
