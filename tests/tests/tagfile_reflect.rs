@@ -53,12 +53,9 @@ fn one(corpus: &std::path::Path, f: &str) {
             table, tf.types,
             "{f}: the table must be rebuilt, not copied"
         );
-        let rules = tagfile::write::TagRules {
-            dedupe_strings: tf.sdk_version.starts_with("2022"),
-            templates_first: tf.sdk_version.starts_with("2022"),
-            string_pad: 0,
-            tags: [*b"TSTR", *b"TNAM", *b"FSTR", *b"TBOD"],
-        };
+        let rules = hk_runtime::schema::catalog::for_tagfile(&hk_tests::schemas(), &tf.sdk_version)
+            .and_then(|(_, g)| g.tagfile)
+            .expect("tagfile rules");
         let out = tagfile::write::write(&graph, &table, &tf.sdk_version, &rules).expect(f);
         let original = data_section(&data);
         assert_eq!(

@@ -250,12 +250,7 @@ impl Decoder<'_> {
     }
 
     fn fields(&mut self, t: u64, at: u64, depth: usize) -> Result<Vec<Field>> {
-        let members: Vec<(String, u64, u64)> = self
-            .types
-            .members_of(t)
-            .iter()
-            .map(|m| (m.name.clone(), m.offset, m.ty))
-            .collect();
+        let members = self.types.member_slots(t);
         members
             .into_iter()
             .map(|(name, off, mt)| {

@@ -402,6 +402,15 @@ impl TypeTable {
             .collect()
     }
 
+    /// [`TypeTable::members_of`] as owned (name, offset, type) triples, for walkers that
+    /// borrow the table mutably while they visit the members.
+    pub fn member_slots(&self, t: u64) -> Vec<(String, u64, u64)> {
+        self.members_of(t)
+            .iter()
+            .map(|m| (m.name.clone(), m.offset, m.ty))
+            .collect()
+    }
+
     /// The type arguments (`tT`, `tAllocator`, ...) of type `t`.
     pub fn type_params_of(&self, t: u64) -> Vec<u64> {
         self.types

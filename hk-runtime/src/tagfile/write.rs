@@ -184,12 +184,7 @@ impl<'g> Encoder<'g, '_> {
     }
 
     fn fields(&mut self, t: u64, at: u64, fields: &'g [Field]) -> Result<()> {
-        let members: Vec<(String, u64, u64)> = self
-            .types
-            .members_of(t)
-            .iter()
-            .map(|m| (m.name.clone(), m.offset, m.ty))
-            .collect();
+        let members = self.types.member_slots(t);
         for (name, off, mt) in members {
             let f = fields
                 .iter()
