@@ -70,7 +70,12 @@ pub fn read(path: &Path) -> Vec<u8> {
 
 /// The schema folder matching a packfile's header.
 pub fn schema_for(pf: &Packfile<'_>) -> Schema {
-    let dir = catalog::for_packfile(&schemas(), &pf.header).expect("a schema folder matches");
+    let dir = catalog::for_version(
+        &schemas(),
+        pf.header.file_version,
+        &pf.header.contents_version(),
+    )
+    .expect("a schema folder matches");
     Schema::load(&dir).unwrap_or_else(|d| panic!("{}:\n{d}", dir.display()))
 }
 
@@ -105,12 +110,15 @@ pub fn packfiles(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Reads a packfile into a graph with the schema `hk roundtrip` uses.
-pub fn graph_of(data: &[u8]) -> hk_runtime::Result<(hk_runtime::graph::Graph, Schema)> {
+/// Reads a packfile into a graph with the schema folder its header names, and the
+/// container facts that write it back.
+pub fn graph_of(
+    data: &[u8],
+) -> hk_runtime::Result<(hk_runtime::graph::Graph, hk_runtime::packfile::PackfileInfo)> {
     let pf = Packfile::parse(data)?;
-    let schema = catalog::packfile_schema(&schemas(), &pf)?;
-    let (g, _) = hk_runtime::packfile::read::read(&pf, &schema, Default::default())?;
-    Ok((g, schema))
+    let schema = std::sync::Arc::new(schema_for(&pf));
+    let d = hk_runtime::packfile::read::read(&pf, &schema, Default::default())?;
+    Ok((d.graph, d.info))
 }
 
 /// The corpus folder a file belongs to, for per-folder counts (`packfile/havoklib-710`).
@@ -121,8 +129,9 @@ pub fn folder_of(corpus: &Path, file: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Seed 000, "Class names and signatures": the 24 classes of the Havok 7.1 files.
-pub const SEED_71: [(&str, u32); 24] = [
+/// The 24 classes of the Havok 7.1 files and their signatures (docs/collision-notes.md §1.1,
+/// the 7.1.0-r1 columns).
+pub const SIGNATURES_71: [(&str, u32); 24] = [
     ("hkClass", 0x14425E51),
     ("hkClassMember", 0x4A986551),
     ("hkClassEnum", 0x8A3609CF),

@@ -7,14 +7,20 @@
 //! ```
 //!
 //! Every member of the class and its ancestors must be a field (named in snake case), and
-//! every field a member; the impl reads and writes them by name through the runtime.
+//! every field a member. The derive implements `HkClass` (name, signature, version) and, for
+//! a struct without generics, the codec (`Class` and `Member`: layout tables, decoder,
+//! encoder, graph conversion) with the fields in flattened member order; each field's type
+//! must be a member type of `hk_runtime::typed` fitting its member, and the struct must
+//! implement `Default` (decoding fills a default value in place).
 
 use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, LitStr};
 
+use crate::expand::{class, convert};
 use crate::internals::ctxt::Ctxt;
+use crate::internals::model::{self, PtrMemo};
 
 /// Expands the derive.
 pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
@@ -60,7 +66,7 @@ fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         );
         return None;
     };
-    let (Some(schema_path), Some(class)) = (schema_path, class) else {
+    let (Some(schema_path), Some(class_lit)) = (schema_path, class) else {
         cx.error(
             input.ident.span(),
             "missing #[hk(schema = \"...\", class = \"...\")]",
@@ -68,11 +74,18 @@ fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         return None;
     };
     let (_, schema) = crate::internals::schema::load(cx, &schema_path)?;
-    let name = class.value();
+    let name = class_lit.value();
+    let Some(schema_class) = schema.class(&name) else {
+        cx.error(
+            class_lit.span(),
+            format!("class `{name}` is not in schema `{}`", schema_path.value()),
+        );
+        return None;
+    };
     let Ok(chain) = schema.chain(&name) else {
         cx.error(
-            class.span(),
-            format!("class `{name}` is not in schema `{}`", schema_path.value()),
+            class_lit.span(),
+            format!("class `{name}` has a broken parent chain"),
         );
         return None;
     };
@@ -85,24 +98,22 @@ fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 .map(|m| (m.name.to_snake_case(), m.name.clone()))
         })
         .collect();
-    let mut pairs = Vec::new();
+    let key = |f: &syn::Field| {
+        f.ident
+            .as_ref()
+            .map(|i| i.to_string().trim_start_matches("r#").to_string())
+            .unwrap_or_default()
+    };
     for f in &named.named {
-        let ident = f.ident.as_ref().expect("named field");
-        let key = ident.to_string().trim_start_matches("r#").to_string();
-        match members.iter().find(|(snake, _)| *snake == key) {
-            Some((_, orig)) => pairs.push((ident.clone(), orig.clone())),
-            None => cx.error(ident.span(), format!("`{name}` has no member `{key}`")),
+        let k = key(f);
+        if !members.iter().any(|(snake, _)| *snake == k) {
+            let span = f.ident.as_ref().map_or(input.ident.span(), |i| i.span());
+            cx.error(span, format!("`{name}` has no member `{k}`"));
         }
     }
     let missing: Vec<&str> = members
         .iter()
-        .filter(|(snake, _)| {
-            !named.named.iter().any(|f| {
-                f.ident
-                    .as_ref()
-                    .is_some_and(|i| i.to_string().trim_start_matches("r#") == snake)
-            })
-        })
+        .filter(|(snake, _)| !named.named.iter().any(|f| key(f) == *snake))
         .map(|(_, orig)| orig.as_str())
         .collect();
     if !missing.is_empty() {
@@ -110,34 +121,35 @@ fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             input.ident.span(),
             format!("missing members of `{name}`: {}", missing.join(", ")),
         );
+        return None;
     }
-    let sig = match hk_runtime::signature::signature(&schema, &name) {
-        Ok(s) => s.value,
-        Err(e) => {
-            cx.error(class.span(), e);
+    // The fields in flattened member order.
+    let idents: Vec<syn::Ident> = members
+        .iter()
+        .filter_map(|(snake, _)| {
+            named
+                .named
+                .iter()
+                .find(|f| key(f) == *snake)
+                .and_then(|f| f.ident.clone())
+        })
+        .collect();
+    let mut m = match model::build(&schema, schema_class, idents, &mut PtrMemo::default()) {
+        Ok(m) => m,
+        Err(errs) => {
+            errs.into_iter().for_each(|e| cx.error(class_lit.span(), e));
             return None;
         }
     };
-    let version = chain[0].version;
-    let ty = &input.ident;
-    let (impl_g, ty_g, where_g) = input.generics.split_for_impl();
-    let read = pairs
-        .iter()
-        .map(|(f, orig)| quote!(#f: ::hk_runtime::typed::field(fields, #name, #orig)?,));
-    let write = pairs
-        .iter()
-        .map(|(f, orig)| quote!(::hk_runtime::graph::Field::new(#orig, ::hk_runtime::typed::Member::to_value(&self.#f)),));
-    Some(quote! {
-        impl #impl_g ::hk_runtime::typed::HkClass for #ty #ty_g #where_g {
-            const NAME: &'static str = #name;
-            const SIGNATURE: u32 = #sig;
-            const VERSION: u32 = #version;
-            fn from_fields(fields: &[::hk_runtime::graph::Field]) -> ::hk_runtime::Result<Self> {
-                ::core::result::Result::Ok(Self { #(#read)* })
-            }
-            fn to_fields(&self) -> ::std::vec::Vec<::hk_runtime::graph::Field> {
-                ::std::vec![#(#write)*]
-            }
-        }
-    })
+    m.ty = input.ident.clone();
+    // The struct members' types are the user's: only this class is checked against a
+    // graph's schema.
+    m.structs.clear();
+    let hk = class::hk_class(&m, Some(&input.generics));
+    if !input.generics.params.is_empty() {
+        return Some(hk);
+    }
+    let codec = class::codec(&m);
+    let conv = convert::try_from(&m, false);
+    Some(quote!(#hk #codec #conv))
 }

@@ -1,15 +1,30 @@
 //! Typed Rust from hk TOML schemas, at compile time.
 //!
-//! - `schema!(path = "schemas/havok-7.1", classes = ["hkaSkeleton"])` generates one struct
-//!   per class of the closure (parents and member classes included), Rust enums and flag
-//!   sets for declared enums, an `HkClass` impl with `NAME`, `SIGNATURE` (computed while the
-//!   caller compiles) and `VERSION`, `const fn` sizes and offsets for every `LayoutRules`,
-//!   and an `AnyObject` enum that converts from and to the runtime's object graph.
+//! - `schema!(path = "schemas/havok-7.1", classes = ["hkaSkeleton"])` generates, for every
+//!   class of the closure (parents and member classes included):
+//!   - a struct, with an `HkClass` impl (`NAME`, `SIGNATURE` computed while the caller
+//!     compiles, `VERSION`);
+//!   - its codec (`hk_runtime::typed::Class` and `Member`): size, offset and padding tables
+//!     for the eight layout rules, a decoder that reads the members straight from a
+//!     packfile's bytes through the runtime's read engine, an encoder that writes them
+//!     through its write engine, and checked conversions (`TryFrom`) from and to the
+//!     dynamic graph's objects;
+//!   - a zero-copy view `XxxView<'a>` with an accessor per member and a `traverse` that
+//!     reads every member;
+//!
+//!   and Rust enums for declared enums, `AnyObject` and `AnyView` over the classes,
+//!   `decode_file`, `traverse_file`, and `schema()` (the embedded schema, parsed once).
 //! - `signature!(path = "...", class = "...")` is one class's signature as a `u32` literal.
-//! - `#[derive(HkClass)]` checks a hand-written struct against a schema class.
+//! - `#[derive(HkClass)]` checks a hand-written struct against a schema class and derives
+//!   its codec.
 //!
 //! Schema errors are compile errors at the macro call that name the schema file, line and
-//! key. The schema path is relative to the calling crate's `CARGO_MANIFEST_DIR`.
+//! key. The schema path is relative to the calling crate's `CARGO_MANIFEST_DIR` or one of
+//! its ancestors (a workspace root); from a binary whose source lies outside its package
+//! (trybuild's UI tests), also to the source file's folders.
+//!
+//! The macro depends on `hk-runtime` without its `codecs` feature: it compiles only the
+//! core and schema layers, and generates calls to the codecs of the caller's `hk-runtime`.
 
 mod derive;
 mod expand;
@@ -68,7 +83,7 @@ fn signature_impl(args: Args) -> syn::Result<proc_macro2::TokenStream> {
             );
             return None;
         }
-        match hk_runtime::signature::signature(&schema, &class) {
+        match hk_runtime::schema::signature::signature(&schema, &class) {
             Ok(sig) => {
                 let value = sig.value;
                 let files = internals::schema::files(&dir, &schema);

@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 use hk_runtime::Schema;
 use serde::Deserialize;
 
+use crate::context::Context;
+use crate::embedded::SchemaFiles;
+use crate::error::{Error, Result};
+
 /// A game profile.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,7 +43,7 @@ impl Profile {
     ///
     /// # Errors
     /// A `[layout]` key with a wrong value.
-    pub fn layout_rules(&self, schema: &Schema) -> Result<hk_runtime::LayoutRules, String> {
+    pub fn layout_rules(&self, schema: &Schema) -> Result<hk_runtime::LayoutRules> {
         let mut l = schema.generation.layout;
         let Some(t) = &self.layout else { return Ok(l) };
         for (k, v) in t {
@@ -53,26 +57,23 @@ impl Profile {
                 }
                 ("reuse_padding", toml::Value::Boolean(b)) => l.reuse_padding = *b,
                 ("empty_base", toml::Value::Boolean(b)) => l.empty_base = *b,
-                _ => return Err(format!("profile {}: bad layout key `{k}` = {v}", self.name)),
+                _ => {
+                    return Err(Error::Profile {
+                        name: self.name.clone(),
+                        message: format!("bad layout key `{k}` = {v}"),
+                    })
+                }
             }
         }
         Ok(l)
     }
 
-    /// Loads `games/<name>.toml` (or a path to a profile file).
+    /// A profile from its text (`path` names it in errors).
     ///
     /// # Errors
-    /// Unreadable or invalid TOML, with the file and line.
-    pub fn load(games: &Path, name_or_path: &str) -> Result<Profile, String> {
-        let p = Path::new(name_or_path);
-        let path = if p.extension().is_some_and(|e| e == "toml") {
-            p.to_path_buf()
-        } else {
-            games.join(format!("{name_or_path}.toml"))
-        };
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    /// Invalid TOML, with the file, line and column.
+    pub fn parse(path: &Path, text: &str) -> Result<Profile> {
+        toml::from_str(text).map_err(|e| Error::toml(path, text, &e))
     }
 }
 
@@ -87,53 +88,74 @@ pub struct Generated {
     pub enums: usize,
 }
 
+/// The `main` of every generated crate's `roundtrip` binary (after its `roundtrip` fn).
+const ROUNDTRIP_MAIN: &str = "fn main() -> std::process::ExitCode {
+    let files: Vec<String> = std::env::args().skip(1).collect();
+    let mut ok = 0;
+    for f in &files {
+        let data = match std::fs::read(f) {
+            Ok(d) => d,
+            Err(e) => {
+                println!(\"{f}: {e}\");
+                continue;
+            }
+        };
+        match roundtrip(&data) {
+            Ok(out) if out == data => ok += 1,
+            Ok(_) => println!(\"{f}: differs\"),
+            Err(e) => println!(\"{f}: {e}\"),
+        }
+    }
+    println!(\"{ok}/{} byte-identical through the {PROFILE} types\", files.len());
+    if ok == files.len() {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    }
+}
+";
+
 fn quote(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
-/// Writes the crate for `profile` into `out`, with `schema` (the profile's generation) and
-/// path dependencies on the hk crates under `hk_root`.
+/// Writes the crate for `profile` into `out`, with `schema` (the profile's generation, whose
+/// files are `files`) and path dependencies on the hk crates under `hk_root`.
 ///
 /// # Errors
 /// A root class the schema lacks, or a file that cannot be written.
 pub fn generate(
     profile: &Profile,
     schema: &Schema,
+    files: &SchemaFiles,
     out: &Path,
     hk_root: &Path,
-) -> Result<Generated, String> {
+) -> Result<Generated> {
     let mut roots: Vec<&str> = profile.roots.iter().map(String::as_str).collect();
     // A packfile writer names the reflection classes in every class-name section.
     if profile.container == "packfile" {
-        roots.extend(hk_runtime::metadata::REFLECTION_CLASSES);
+        roots.extend(hk_runtime::packfile::header::REFLECTION_CLASSES);
     }
-    let closure = schema.closure(&roots).map_err(|e| e.to_string())?;
+    let closure = schema.closure(&roots)?;
     let schema_dir = out.join("schema");
     let classes_dir = schema_dir.join("classes");
-    std::fs::create_dir_all(&classes_dir).map_err(|e| format!("{}: {e}", classes_dir.display()))?;
-    std::fs::create_dir_all(out.join("src/bin")).map_err(|e| e.to_string())?;
-    let write = |p: PathBuf, text: String| {
-        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))
-    };
-    let root_dir = schema
-        .root
-        .as_ref()
-        .ok_or("the schema was not loaded from a folder")?;
-    write(
-        schema_dir.join("generation.toml"),
-        std::fs::read_to_string(root_dir.join("generation.toml")).map_err(|e| e.to_string())?,
-    )?;
+    std::fs::create_dir_all(&classes_dir).map_err(|e| Error::io(&classes_dir, e))?;
+    let bin_dir = out.join("src/bin");
+    std::fs::create_dir_all(&bin_dir).map_err(|e| Error::io(&bin_dir, e))?;
+    let write = |p: PathBuf, text: String| std::fs::write(&p, text).map_err(|e| Error::io(&p, e));
+    write(schema_dir.join("generation.toml"), files.generation.clone())?;
     for c in &closure {
-        let text = std::fs::read_to_string(&c.origin.file)
-            .unwrap_or_else(|_| c.to_toml(&schema.generation));
+        let text = files
+            .class_text(&c.origin.file)
+            .map_or_else(|| c.to_toml(&schema.generation), str::to_string);
         write(classes_dir.join(format!("{}.toml", c.name)), text)?;
     }
     let layout = profile.layout_rules(schema)?;
     let crate_name = format!("hk-game-{}", profile.name);
     let lib_name = crate_name.replace('-', "_");
-    let dep = |name: &str| {
+    let dep = |name: &str, extra: &str| {
         format!(
-            "{name} = {{ path = {} }}",
+            "{name} = {{ path = {}{extra} }}",
             quote(&hk_root.join(name).display().to_string())
         )
     };
@@ -144,8 +166,17 @@ pub fn generate(
             profile.name,
             quote(&crate_name),
             quote(&profile.description),
-            dep("hk-runtime"),
-            dep("hk-derive"),
+            // The codecs it reads with only: a game crate does not compile hk's schema
+            // loader or JSON dumps.
+            dep(
+                "hk-runtime",
+                if profile.container == "packfile" {
+                    ", default-features = false, features = [\"codecs\"]"
+                } else {
+                    ", default-features = false, features = [\"tagfile\"]"
+                }
+            ),
+            dep("hk-derive", ""),
         ),
     )?;
     let class_list: Vec<String> = profile
@@ -167,12 +198,22 @@ pub fn generate(
             layout.empty_base,
         ),
     )?;
+    let roundtrip = if profile.container == "packfile" {
+        // Straight from the bytes into the generated classes and back, through their
+        // derived codecs: no graph.
+        format!(
+            "//! Reads packfiles into the generated classes with their derived codecs (no object\n//! graph), writes them back and reports how many come out byte for byte.\n\nfn roundtrip(data: &[u8]) -> hk_runtime::Result<Vec<u8>> {{\n    {lib_name}::decode_file(data)?.write()\n}}\n\n{ROUNDTRIP_MAIN}",
+        )
+    } else {
+        // Tagfiles have no derived codec yet: through the runtime's tagfile reader, every
+        // object converted to its generated class and back (the checked `TryFrom`s).
+        format!(
+            "//! Reads tagfiles, takes every object through its generated class and back (the checked\n//! `TryFrom` conversions), writes them again and reports how many come out byte for byte.\n\nuse std::sync::Arc;\n\nuse hk_runtime::graph::{{Graph, Object}};\nuse hk_runtime::typed::GraphObject;\n\nfn roundtrip(data: &[u8]) -> hk_runtime::Result<Vec<u8>> {{\n    // The file's objects decoded over this crate's classes; each goes through its\n    // generated class and back.\n    let tf = hk_runtime::tagfile::TagFile::parse(data)?;\n    let schema = {lib_name}::schema();\n    let graph = hk_runtime::tagfile::data::decode(&tf, data, schema)?;\n    let objects = graph\n        .objects\n        .iter()\n        .map(|o| {{\n            let typed = {lib_name}::AnyObject::try_from(GraphObject {{ schema: graph.schema(), object: o }})?;\n            Object::try_from(&typed)\n        }})\n        .collect::<hk_runtime::Result<Vec<_>>>()?;\n    let typed = Graph::from_objects(Arc::clone(schema), objects, graph.root);\n    let rules = schema.generation.tagfile.clone().ok_or_else(|| {{\n        hk_runtime::Error::schema(\"the generation has no [tagfile] rules\")\n    }})?;\n    hk_runtime::tagfile::write(&typed, &tf, &rules)\n}}\n\n{ROUNDTRIP_MAIN}",
+        )
+    };
     write(
         out.join("src/bin/roundtrip.rs"),
-        format!(
-            "//! Reads files, takes every object through its generated class and back, writes them\n//! again and reports how many come out byte for byte.\n\nfn main() -> std::process::ExitCode {{\n    let files: Vec<String> = std::env::args().skip(1).collect();\n    let mut ok = 0;\n    for f in &files {{\n        let data = match std::fs::read(f) {{\n            Ok(d) => d,\n            Err(e) => {{\n                println!(\"{{f}}: {{e}}\");\n                continue;\n            }}\n        }};\n        match {lib_name}::typed_roundtrip(&data) {{\n            Ok(out) if out == data => ok += 1,\n            Ok(_) => println!(\"{{f}}: differs\"),\n            Err(e) => println!(\"{{f}}: {{e}}\"),\n        }}\n    }}\n    println!(\"{{ok}}/{{}} byte-identical through the {} types\", files.len());\n    if ok == files.len() {{ std::process::ExitCode::SUCCESS }} else {{ std::process::ExitCode::FAILURE }}\n}}\n",
-            profile.name
-        ),
+        roundtrip.replace("{PROFILE}", &profile.name),
     )?;
     let enums: usize = closure.iter().map(|c| c.enums.len()).sum();
     let mut class_names: Vec<&str> = closure.iter().map(|c| c.name.as_str()).collect();
@@ -180,7 +221,7 @@ pub fn generate(
     write(
         out.join("README.md"),
         format!(
-            "# {crate_name}\n\n{}.\n\nGenerated by `hk gen crate --game {}` from the `{}` schema ({} container, files: {}).\n{}\n## Use\n\n```rust\nlet bytes = std::fs::read(\"file.hkx\")?;\nlet (graph, origin, objects) = {lib_name}::read(&bytes)?;\n```\n\n`cargo run --bin roundtrip -- FILES...` takes files through the generated types and back.\n{}\n## Classes ({})\n\n{}\n",
+            "# {crate_name}\n\n{}.\n\nGenerated by `hk gen crate --game {}` from the `{}` schema ({} container, files: {}).\n{}\n## Use\n\n```rust\nlet bytes = std::fs::read(\"file.hkx\")?;\n// Typed objects straight from the bytes (derived decoders, no object graph):\nlet file = {lib_name}::decode_file(&bytes)?;\n// ... edit file.objects ...\nlet out = file.write()?; // the same bytes the dynamic writer makes\n// Zero-copy: read members in place, without allocating.\nlet checksum = {lib_name}::traverse_file(&bytes)?;\n```\n\n`cargo run --release --bin roundtrip -- FILES...` takes files through the generated types and back.\n{}\n## Classes ({})\n\n{}\n",
             profile.description,
             profile.name,
             schema.generation.name,
@@ -214,27 +255,22 @@ pub struct Outcome {
     pub ok: bool,
 }
 
-/// Generates every profile under `games`, builds each crate offline and runs its typed
+/// Generates every profile of `profiles`, builds each crate offline and runs its typed
 /// round trip on the profile's samples (and corpus folders, when `corpus` is given).
+///
+/// # Errors
+/// A schema that does not load, a crate that cannot be written, or cargo not found.
 pub fn all(
-    games: &Path,
-    schemas_root: &Path,
+    profiles: Vec<Profile>,
+    ctx: &Context,
     out: &Path,
     hk_root: &Path,
     corpus: Option<&Path>,
-) -> Result<Vec<Outcome>, String> {
-    let mut profiles: Vec<PathBuf> = std::fs::read_dir(games)
-        .map_err(|e| format!("{}: {e}", games.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    profiles.sort();
+) -> Result<Vec<Outcome>> {
     let target = out.join("target");
     let mut outcomes = Vec::new();
-    for p in profiles {
-        let profile = Profile::load(games, &p.to_string_lossy())?;
-        let dir = schemas_root.join(&profile.generation);
-        if !dir.join("generation.toml").is_file() {
+    for profile in profiles {
+        if !ctx.has_generation(&profile.generation) {
             outcomes.push(Outcome {
                 profile: profile.name.clone(),
                 summary: format!(
@@ -248,16 +284,20 @@ pub fn all(
             });
             continue;
         }
-        let schema = Schema::load(&dir).map_err(|d| d.to_string())?;
+        let schema = ctx.schemas().load(&profile.generation)?;
+        let files = ctx.schema_files(&profile.generation)?;
         let crate_dir = out.join(&profile.name);
-        let g = generate(&profile, &schema, &crate_dir, hk_root)?;
+        let g = generate(&profile, &schema, &files, &crate_dir, hk_root)?;
         let build =
             std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
                 .args(["build", "--offline", "--release", "--quiet"])
                 .current_dir(&crate_dir)
                 .env("CARGO_TARGET_DIR", &target)
                 .output()
-                .map_err(|e| format!("cannot run cargo: {e}"))?;
+                .map_err(|source| Error::Process {
+                    program: "cargo".into(),
+                    source,
+                })?;
         if !build.status.success() {
             outcomes.push(Outcome {
                 profile: profile.name.clone(),
@@ -296,7 +336,10 @@ pub fn all(
         let run = std::process::Command::new(&bin)
             .args(&files)
             .output()
-            .map_err(|e| format!("{}: {e}", bin.display()))?;
+            .map_err(|source| Error::Process {
+                program: bin.display().to_string(),
+                source,
+            })?;
         let last = String::from_utf8_lossy(&run.stdout)
             .lines()
             .last()

@@ -7,11 +7,14 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use hk_runtime::layout::Layouts;
-use hk_runtime::schema::{Class, Container, Enum, EnumItem, Generation, Member};
+use hk_runtime::schema::{
+    signature, Class, Container, Enum, EnumItem, Generation, Layouts, Member,
+};
 use hk_runtime::types::TypeKind;
 use hk_runtime::{Endian, LayoutRules, Schema};
 use serde_json::Value;
+
+use crate::error::{Error, Result};
 
 /// What the dump does not say about its generation.
 #[derive(Debug)]
@@ -24,9 +27,26 @@ pub struct Meta {
     pub contents_version: String,
 }
 
-fn read_json(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// A converted dump: the schema, and what the conversion noticed on the way (a stated
+/// signature the dump's own description does not hash to, an enum id it lacks).
+#[derive(Debug)]
+pub struct Imported {
+    /// The schema.
+    pub schema: Schema,
+    /// Warnings, one line each.
+    pub warnings: Vec<String>,
+}
+
+fn bad(input: &Path, message: impl Into<String>) -> Error {
+    Error::Import {
+        input: input.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+fn read_json(path: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    serde_json::from_str(&text).map_err(|e| Error::json(path, &e))
 }
 
 fn s(v: &Value, key: &str) -> Option<String> {
@@ -37,23 +57,27 @@ fn n(v: &Value, key: &str) -> i64 {
     v.get(key).and_then(Value::as_i64).unwrap_or(0)
 }
 
-fn kind(name: &str, ctx: &str) -> Result<TypeKind, String> {
-    TypeKind::from_name(name).ok_or_else(|| format!("{ctx}: unknown type `{name}`"))
+fn kind(input: &Path, name: &str, ctx: &str) -> Result<TypeKind> {
+    TypeKind::from_name(name).ok_or_else(|| bad(input, format!("{ctx}: unknown type `{name}`")))
 }
 
 /// Member types and flags from the dump's own `hkClassMember` enums `Type` and `FlagValues`.
 /// A generation's member-type numbering and member-flag values.
 type Numbering = (Vec<(TypeKind, u8)>, Vec<(String, u16)>);
 
-fn numbering(member_class: &Class) -> Result<Numbering, String> {
+fn numbering(input: &Path, member_class: &Class) -> Result<Numbering> {
     let find = |n: &str| member_class.enums.iter().find(|e| e.name == n);
-    let ty = find("Type").ok_or("the dump's hkClassMember declares no Type enum")?;
+    let ty =
+        find("Type").ok_or_else(|| bad(input, "the dump's hkClassMember declares no Type enum"))?;
     let mut types = Vec::new();
     for item in &ty.items {
         if item.name == "TYPE_MAX" {
             continue;
         }
-        types.push((kind(&item.name, "hkClassMember.Type")?, item.value as u8));
+        types.push((
+            kind(input, &item.name, "hkClassMember.Type")?,
+            item.value as u8,
+        ));
     }
     let mut flags: Vec<(String, u16)> = Vec::new();
     if let Some(f) = find("FlagValues") {
@@ -69,9 +93,10 @@ fn numbering(member_class: &Class) -> Result<Numbering, String> {
 /// Points each member's enum at the class declaring it: its own chain first, else the one
 /// class of the dump that declares an enum of that name and items.
 fn resolve_enums(
+    input: &Path,
     classes: &mut [Class],
     wanted: &HashMap<(String, String), Enum>,
-) -> Result<(), String> {
+) -> Result<()> {
     let parents: HashMap<String, Option<String>> = classes
         .iter()
         .map(|c| (c.name.clone(), c.parent.clone()))
@@ -114,9 +139,12 @@ fn resolve_enums(
                 found = owners.first().map(|o| format!("{o}.{}", target.name));
             }
             m.enum_ref = Some(found.ok_or_else(|| {
-                format!(
-                    "{}.{}: enum `{}` is declared by no class of the dump",
-                    c.name, m.name, target.name
+                bad(
+                    input,
+                    format!(
+                        "{}.{}: enum `{}` is declared by no class of the dump",
+                        c.name, m.name, target.name
+                    ),
                 )
             })?);
         }
@@ -125,12 +153,12 @@ fn resolve_enums(
 }
 
 /// Chooses the reuse-padding rule that reproduces more stated offsets.
-fn choose_reuse_padding(generation: &mut Generation, classes: &[Class]) -> Result<(), String> {
+fn choose_reuse_padding(generation: &mut Generation, classes: &[Class]) -> Result<()> {
     let mut best = (0usize, false);
     for reuse in [false, true] {
         generation.layout.reuse_padding = reuse;
-        let schema =
-            Schema::new(generation.clone(), classes.to_vec()).map_err(|d| d.to_string())?;
+        let schema = Schema::new(generation.clone(), classes.to_vec())
+            .map_err(|d| Error::schema(&generation.name, d))?;
         let mut layouts = Layouts::new(&schema, generation.layout);
         let mut ok = 0;
         for c in classes {
@@ -153,41 +181,57 @@ fn choose_reuse_padding(generation: &mut Generation, classes: &[Class]) -> Resul
 }
 
 fn finish(
+    input: &Path,
     mut generation: Generation,
     mut classes: Vec<Class>,
     enums: HashMap<(String, String), Enum>,
-) -> Result<Schema, String> {
+    mut warnings: Vec<String>,
+) -> Result<Imported> {
     let member_class = classes
         .iter()
         .find(|c| c.name == "hkClassMember")
-        .ok_or("the dump has no hkClassMember class to take the type numbering from")?;
-    let (types, flags) = numbering(member_class)?;
+        .ok_or_else(|| {
+            bad(
+                input,
+                "the dump has no hkClassMember class to take the type numbering from",
+            )
+        })?;
+    let (types, flags) = numbering(input, member_class)?;
     generation.member_types = types;
     generation.member_flags = flags;
-    resolve_enums(&mut classes, &enums)?;
-    hk_runtime::schema::infer::interfaces(&generation, &mut classes)?;
+    resolve_enums(input, &mut classes, &enums)?;
+    let infer = |r: std::result::Result<(), String>| r.map_err(|m| bad(input, m));
+    infer(hk_runtime::schema::infer::interfaces(
+        &generation,
+        &mut classes,
+    ))?;
     choose_reuse_padding(&mut generation, &classes)?;
-    hk_runtime::schema::infer::interfaces(&generation, &mut classes)?;
-    hk_runtime::schema::infer::gaps(&generation, &mut classes)?;
+    infer(hk_runtime::schema::infer::interfaces(
+        &generation,
+        &mut classes,
+    ))?;
+    infer(hk_runtime::schema::infer::gaps(&generation, &mut classes))?;
     classes.sort_by(|a, b| a.name.cmp(&b.name));
-    let schema = Schema::new(generation.clone(), classes.clone()).map_err(|d| d.to_string())?;
+    let schema = Schema::new(generation.clone(), classes.clone())
+        .map_err(|d| Error::schema(&generation.name, d))?;
     // A stated signature the dump's own description does not hash to is a defect of the
     // dump: keep it as a note rather than as an expectation nothing can meet.
     for c in &mut classes {
         let Some(stated) = c.expected_signature else {
             continue;
         };
-        let computed =
-            hk_runtime::signature::compute(&schema, &c.name).map_err(|e| e.to_string())?;
+        let computed = signature::compute(&schema, &c.name)?;
         if computed != stated {
-            eprintln!("warning: {}: the dump states signature 0x{stated:08X}, its description hashes to 0x{computed:08X}", c.name);
+            warnings.push(format!("{}: the dump states signature 0x{stated:08X}, its description hashes to 0x{computed:08X}", c.name));
             c.expected_signature = None;
             c.note = Some(format!(
                 "the source dump states signature 0x{stated:08X}, but its own description of the class hashes to 0x{computed:08X}; the dump's data for it is defective"
             ));
         }
     }
-    Schema::new(generation, classes).map_err(|d| d.to_string())
+    let name = generation.name.clone();
+    let schema = Schema::new(generation, classes).map_err(|d| Error::schema(name, d))?;
+    Ok(Imported { schema, warnings })
 }
 
 fn generation(meta: &Meta, pointer_size: u8) -> Generation {
@@ -214,16 +258,17 @@ fn generation(meta: &Meta, pointer_size: u8) -> Generation {
 ///
 /// # Errors
 /// Unreadable JSON, unknown types, or an enum no class declares.
-pub fn botw(path: &Path, meta: &Meta) -> Result<Schema, String> {
+pub fn botw(path: &Path, meta: &Meta) -> Result<Imported> {
     let v = read_json(path)?;
     let classes_v = v
         .get("classes")
         .and_then(Value::as_object)
-        .ok_or("no `classes` object")?;
+        .ok_or_else(|| bad(path, "no `classes` object"))?;
     let enums_by_id = v
         .get("enums_by_id")
         .and_then(Value::as_object)
-        .ok_or("no `enums_by_id` object")?;
+        .ok_or_else(|| bad(path, "no `enums_by_id` object"))?;
+    let mut warnings = Vec::new();
     let parse_enum = |e: &Value| Enum {
         name: s(e, "name").unwrap_or_default(),
         flags: n(e, "flags") as u32,
@@ -271,13 +316,15 @@ pub fn botw(path: &Path, meta: &Meta) -> Result<Schema, String> {
                     Some(e) => {
                         wanted.insert((name.clone(), mname.clone()), parse_enum(e));
                     }
-                    None => eprintln!("warning: {ctx}: enum id {enum_id} is not in enums_by_id; the member keeps no enum"),
+                    None => warnings.push(format!(
+                        "{ctx}: enum id {enum_id} is not in enums_by_id; the member keeps no enum"
+                    )),
                 }
             }
             class.members.push(Member {
                 name: mname,
-                ty: kind(&s(m, "type").unwrap_or_default(), &ctx)?,
-                subtype: kind(&s(m, "subtype").unwrap_or_default(), &ctx)?,
+                ty: kind(path, &s(m, "type").unwrap_or_default(), &ctx)?,
+                subtype: kind(path, &s(m, "subtype").unwrap_or_default(), &ctx)?,
                 class: s(m, "cl"),
                 enum_ref: None,
                 array_size: n(m, "array_size") as u16,
@@ -290,10 +337,10 @@ pub fn botw(path: &Path, meta: &Meta) -> Result<Schema, String> {
         }
         classes.push(class);
     }
-    finish(generation(meta, 8), classes, wanted)
+    finish(path, generation(meta, 8), classes, wanted, warnings)
 }
 
-fn parse_flags(text: &str, ctx: &str) -> Result<u16, String> {
+fn parse_flags(input: &Path, text: &str, ctx: &str) -> Result<u16> {
     let mut bits = 0u16;
     for part in text.split('|') {
         bits |= match part.trim() {
@@ -302,7 +349,7 @@ fn parse_flags(text: &str, ctx: &str) -> Result<u16, String> {
             "ALIGN_16" => 256,
             "NOT_OWNED" => 512,
             "SERIALIZE_IGNORED" => 1024,
-            other => return Err(format!("{ctx}: unknown flag `{other}`")),
+            other => return Err(bad(input, format!("{ctx}: unknown flag `{other}`"))),
         };
     }
     Ok(bits)
@@ -312,9 +359,9 @@ fn parse_flags(text: &str, ctx: &str) -> Result<u16, String> {
 ///
 /// # Errors
 /// Unreadable JSON, unknown types or flags, or an enum no class declares.
-pub fn serde_hkx(dir: &Path, meta: &Meta) -> Result<Schema, String> {
+pub fn serde_hkx(dir: &Path, meta: &Meta) -> Result<Imported> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .map_err(|e| Error::io(dir, e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
@@ -323,7 +370,7 @@ pub fn serde_hkx(dir: &Path, meta: &Meta) -> Result<Schema, String> {
     let mut refs: Vec<(String, String, String)> = Vec::new();
     for f in files {
         let c = read_json(&f)?;
-        let name = s(&c, "name").ok_or_else(|| format!("{}: no name", f.display()))?;
+        let name = s(&c, "name").ok_or_else(|| bad(&f, "no name"))?;
         let mut class = Class::new(name.clone());
         class.parent = s(&c, "parent");
         class.version = n(&c, "version") as u32;
@@ -366,12 +413,12 @@ pub fn serde_hkx(dir: &Path, meta: &Meta) -> Result<Schema, String> {
             }
             class.members.push(Member {
                 name: mname,
-                ty: kind(&s(m, "vtype").unwrap_or_default(), &ctx)?,
-                subtype: kind(&s(m, "vsubtype").unwrap_or_default(), &ctx)?,
+                ty: kind(&f, &s(m, "vtype").unwrap_or_default(), &ctx)?,
+                subtype: kind(&f, &s(m, "vsubtype").unwrap_or_default(), &ctx)?,
                 class: s(m, "class_ref"),
                 enum_ref: None,
                 array_size: n(m, "arrsize") as u16,
-                flags: parse_flags(&s(m, "flags").unwrap_or_default(), &ctx)?,
+                flags: parse_flags(&f, &s(m, "flags").unwrap_or_default(), &ctx)?,
                 expected_offset: Some(n(m, "offset_x86") as u32),
                 element: TypeKind::Void,
                 gap_before: 0,
@@ -412,9 +459,13 @@ pub fn serde_hkx(dir: &Path, meta: &Meta) -> Result<Schema, String> {
             owners.sort_by(|a, b| a.0.cmp(b.0));
             found = owners.first().map(|(_, e)| (*e).clone());
         }
-        let e = found
-            .ok_or_else(|| format!("{cname}.{mname}: enum `{ename}` is declared by no class"))?;
+        let e = found.ok_or_else(|| {
+            bad(
+                dir,
+                format!("{cname}.{mname}: enum `{ename}` is declared by no class"),
+            )
+        })?;
         wanted.insert((cname, mname), e);
     }
-    finish(generation(meta, 4), classes, wanted)
+    finish(dir, generation(meta, 4), classes, wanted, Vec::new())
 }

@@ -1,17 +1,31 @@
-//! The `hk` binary end to end.
+//! The `hk` binary end to end, and the `hk_gen` library behind it.
 
+use std::path::PathBuf;
 use std::process::Command;
 
-fn hk(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .output()
-        .expect("run hk");
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().expect("run hk");
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
+}
+
+/// `hk ARGS` with the built-in schemas (whatever the environment says).
+fn hk(args: &[&str]) -> (i32, String, String) {
+    run(Command::new(env!("CARGO_BIN_EXE_hk"))
+        .args(args)
+        .env_remove("HK_SCHEMAS")
+        .env_remove("HK_GAMES"))
+}
+
+/// A fresh temporary folder for one test.
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hk-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
 
 mod common;
@@ -311,4 +325,327 @@ fn tagfile_dumps_build_back() {
         "{0}/{0} corpus tagfiles: dump -> build -> diff 0 differences",
         files.len()
     );
+}
+
+/// A file of a version no schema has is read with the nearest one, and `hk info` says so
+/// on stderr: the 2012.2 sample relabelled `hk_2011.1.0-r1` (same file version 9).
+#[test]
+fn info_warns_when_the_schema_is_a_fallback() {
+    let tmp = temp("fallback");
+    let mut bytes = std::fs::read(root().join("samples/destiny-2012_compound.hkx")).unwrap();
+    let at = bytes
+        .windows(14)
+        .position(|w| w == b"hk_2012.2.0-r1")
+        .expect("contents version in the header");
+    bytes[at..at + 14].copy_from_slice(b"hk_2011.1.0-r1");
+    let file = tmp.join("hk_2011.hkx");
+    std::fs::write(&file, &bytes).unwrap();
+    let (code, out, err) = hk(&["info", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("schema: havok-2012.2 (same file version, another contents version)"),
+        "{out}"
+    );
+    assert!(
+        err.contains("warning:") && err.contains("read with havok-2012.2"),
+        "{err}"
+    );
+    // The exact version warns about nothing.
+    let (code, out, err) = hk(&[
+        "info",
+        root()
+            .join("samples/destiny-2012_compound.hkx")
+            .to_str()
+            .unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("schema: havok-2012.2 (exact)"), "{out}");
+    assert!(err.is_empty(), "{err}");
+}
+
+/// `hk` needs nothing of its checkout: from an empty folder, without `$HK_SCHEMAS`, it
+/// reads, checks and round-trips files with the schemas built into it.
+#[test]
+fn works_from_another_folder_without_a_checkout() {
+    let tmp = temp("elsewhere");
+    for s in ["shred_box.hkx", "nso-2023_box.bphsh"] {
+        std::fs::copy(root().join("samples").join(s), tmp.join(s)).unwrap();
+    }
+    let hk_here = |args: &[&str]| {
+        run(Command::new(env!("CARGO_BIN_EXE_hk"))
+            .args(args)
+            .current_dir(&tmp)
+            .env_remove("HK_SCHEMAS")
+            .env_remove("HK_GAMES")
+            .env_remove("CARGO_MANIFEST_DIR"))
+    };
+    let (code, out, err) = hk_here(&["info", "shred_box.hkx"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("schema: havok-7.1 (exact)"), "{out}");
+    assert!(err.is_empty(), "{err}");
+    let (code, out, err) = hk_here(&["info", "nso-2023_box.bphsh"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("writer rules of havok-2023.2 (exact)"),
+        "{out}"
+    );
+    let (code, out, err) = hk_here(&["roundtrip", "."]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("2/2 byte-identical"), "{out}");
+    let (code, out, err) = hk_here(&["schema", "check", "-q", "shred_box.hkx"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("vs havok-7.1: signatures"), "{out}");
+    let (code, out, err) = hk_here(&["schema", "signatures", "havok-7.1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("hkpBoxShape 0x3444D2D5"), "{out}");
+    let (code, out, err) = hk_here(&["sample", "--out", "fresh"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        std::fs::read(tmp.join("fresh/shred_box.hkx")).unwrap(),
+        std::fs::read(root().join("samples/shred_box.hkx")).unwrap()
+    );
+    // Generated crates need a checkout to depend on; a folder that is none is refused.
+    let (code, _, err) = hk_here(&[
+        "gen",
+        "crate",
+        "--game",
+        "shred",
+        "--out",
+        "crate",
+        "--hk-path",
+        ".",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not an hk checkout"), "{err}");
+}
+
+/// `--schemas DIR` replaces the built-in folders; a folder whose `generation.toml` does not
+/// load is a warning naming the file, line and key, and the others still work.
+#[test]
+fn a_broken_generation_file_is_a_warning_with_file_line_and_key() {
+    let tmp = temp("broken-schemas");
+    let good = root().join("schemas/havok-7.1");
+    let copy = tmp.join("havok-7.1");
+    std::fs::create_dir_all(copy.join("classes")).unwrap();
+    std::fs::copy(good.join("generation.toml"), copy.join("generation.toml")).unwrap();
+    for e in std::fs::read_dir(good.join("classes")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, copy.join("classes").join(p.file_name().unwrap())).unwrap();
+    }
+    let broken = tmp.join("havok-broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    let text = std::fs::read_to_string(good.join("generation.toml")).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("file_version"))
+        .unwrap()
+        + 1;
+    std::fs::write(
+        broken.join("generation.toml"),
+        text.replacen("file_version = 7", "file_version = \"seven\"", 1),
+    )
+    .unwrap();
+    let file = root().join("samples/shred_box.hkx");
+    for how in ["flag", "env"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hk"));
+        match how {
+            "flag" => cmd.args(["--schemas", tmp.to_str().unwrap()]),
+            _ => cmd.env("HK_SCHEMAS", &tmp),
+        };
+        let (code, out, err) = run(cmd.args(["info", file.to_str().unwrap()]));
+        assert_eq!(code, 0, "{how}: {out}{err}");
+        assert!(out.contains("schema: havok-7.1 (exact)"), "{out}");
+        let at = format!("{}:{line}:", broken.join("generation.toml").display());
+        assert!(
+            err.contains("warning: schema folder `havok-broken` is left out")
+                && err.contains(&at)
+                && err.contains("`file_version`")
+                && err.contains("\"seven\""),
+            "{how}: {err}"
+        );
+    }
+    // A 2012.2 file is read with the nearest older folder left, which lacks its classes:
+    // an error naming the class, after the same warning.
+    let (code, _, err) = run(Command::new(env!("CARGO_BIN_EXE_hk")).args([
+        "--schemas",
+        tmp.to_str().unwrap(),
+        "info",
+        root()
+            .join("samples/destiny-2012_compound.hkx")
+            .to_str()
+            .unwrap(),
+    ]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("left out") && err.contains("`hkpStaticCompoundShape` is not in the schema"),
+        "{err}"
+    );
+}
+
+/// The library: commands print into any writer, and errors stay typed (the runtime's
+/// kind, offset and object/member path; parse errors with line and column).
+#[test]
+fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
+    use hk_gen::{Context, Error, Out, Status};
+    use hk_runtime::error::{ErrorKind, WriteError};
+    let ctx = Context::built_in();
+    assert!(ctx.problems().is_empty(), "{:?}", ctx.problems());
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let file = root().join("samples/shred_box.hkx");
+    let status = hk_gen::info::info(&ctx, &file, false, &mut Out::new(&mut out, &mut err)).unwrap();
+    assert_eq!(status, Status::Success);
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("hkpRigidBody") && text.contains("havok-7.1 (exact)"),
+        "{text}"
+    );
+    assert!(err.is_empty());
+
+    // A dump with a value wider than its member: refused, naming the object and member.
+    let tmp = temp("typed");
+    let doc = ctx.open(&file, false).unwrap();
+    let mut json = hk_runtime::dump::to_json(&doc);
+    let body = json["objects"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|o| o["class"] == "hkpRigidBody")
+        .unwrap();
+    body["fields"]["motion"]["type"] = serde_json::json!(300);
+    let dump = tmp.join("wide.json");
+    std::fs::write(&dump, serde_json::to_string(&json).unwrap()).unwrap();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let e = hk_gen::dump::build(
+        &ctx,
+        &dump,
+        &tmp.join("never.hkx"),
+        &mut Out::new(&mut out, &mut err),
+    )
+    .unwrap_err();
+    let r = e.runtime().expect("a runtime error");
+    assert!(
+        matches!(r.kind(), ErrorKind::Write(WriteError::Range { .. })),
+        "{r:?}"
+    );
+    assert!(r.path().iter().any(|p| p.contains("hkpRigidBody")), "{r:?}");
+    assert!(e.to_string().contains("300"), "{e}");
+
+    // A dump that is not JSON: the file, line and column.
+    let bad = tmp.join("bad.json");
+    std::fs::write(&bad, "{\n  \"hk_dump\": 1,\n  oops\n}").unwrap();
+    let e = hk_gen::dump::load_dump(&bad).unwrap_err();
+    assert!(matches!(e, Error::Json { .. }), "{e:?}");
+    assert!(
+        e.to_string().starts_with(&format!("{}:3:", bad.display())),
+        "{e}"
+    );
+
+    // A truncated packfile: the offset where reading stopped.
+    let bytes = std::fs::read(&file).unwrap();
+    let e = ctx.open_bytes(&bytes[..0x100], false).unwrap_err();
+    assert!(e.runtime().and_then(|r| r.offset()).is_some(), "{e}");
+}
+
+/// Writing into a closed pipe ends quietly with status 0 (`hk info FILE | head -1`).
+#[test]
+fn a_closed_output_pipe_is_not_an_error() {
+    let file = root().join("samples/shred_box.hkx");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hk"))
+        .args(["dump", file.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Round trips report the first differing offset and what owns it.
+#[test]
+fn roundtrip_names_what_owns_the_first_difference() {
+    let tmp = temp("differs");
+    // A stored signature the writer regenerates differently: the class-name section.
+    let mut bytes = std::fs::read(root().join("samples/shred_box.hkx")).unwrap();
+    let name = b"hkpBoxShape\0";
+    let at = bytes.windows(name.len()).position(|w| w == name).unwrap();
+    bytes[at - 5] ^= 0xFF;
+    let file = tmp.join("changed.hkx");
+    std::fs::write(&file, &bytes).unwrap();
+    let (code, out, err) = hk(&["roundtrip", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!("differs at 0x{:X} (__classnames__", at - 5))
+            && out.contains("0/1 byte-identical"),
+        "{out}"
+    );
+    // A file that is no Havok file, named on the command line, fails; found in a folder, it
+    // is skipped.
+    std::fs::write(tmp.join("notes.xml"), "<?xml version=\"1.0\"?>").unwrap();
+    let (code, out, _) = hk(&["roundtrip", tmp.join("notes.xml").to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("not a Havok file"), "{out}");
+    std::fs::remove_file(&file).unwrap();
+    std::fs::copy(root().join("samples/shred_box.hkx"), tmp.join("box.hkx")).unwrap();
+    let (code, out, _) = hk(&["roundtrip", tmp.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("1 file(s) skipped") && out.contains("1/1 byte-identical"),
+        "{out}"
+    );
+}
+
+/// `hk gen crate` writes a crate for every built-in profile, with the profile's schema
+/// files and path dependencies on this checkout (building the crates is
+/// `gen_crates.rs`'s job).
+#[test]
+fn every_profile_generates_a_crate() {
+    let tmp = temp("gen");
+    for profile in [
+        "havok-demo-710",
+        "shred",
+        "destiny-2012",
+        "doom-2016",
+        "nso-2023",
+    ] {
+        let dir = tmp.join(profile);
+        let (code, out, err) = hk(&[
+            "gen",
+            "crate",
+            "--game",
+            profile,
+            "--out",
+            dir.to_str().unwrap(),
+            "--hk-path",
+            root().to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{profile}: {out}{err}");
+        assert!(out.contains(&format!("hk-game-{profile}: ")), "{out}");
+        let cargo = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        let runtime = root().canonicalize().unwrap().join("hk-runtime");
+        assert!(
+            cargo.contains(&format!("path = \"{}\"", runtime.display())),
+            "{cargo}"
+        );
+        let generation = std::fs::read_to_string(dir.join("schema/generation.toml")).unwrap();
+        let profile_text =
+            std::fs::read_to_string(root().join("games").join(format!("{profile}.toml"))).unwrap();
+        let folder = profile_text
+            .lines()
+            .find_map(|l| l.strip_prefix("generation = "))
+            .unwrap()
+            .trim_matches('"');
+        assert_eq!(
+            generation,
+            std::fs::read_to_string(root().join("schemas").join(folder).join("generation.toml"))
+                .unwrap(),
+            "{profile}: generation.toml is copied as it is"
+        );
+        assert!(dir.join("src/lib.rs").is_file() && dir.join("README.md").is_file());
+    }
 }

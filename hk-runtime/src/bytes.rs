@@ -3,7 +3,7 @@
 use byteorder::{BigEndian, ByteOrder, LittleEndian};
 
 use crate::error::{Error, Result};
-use crate::layout::Endian;
+use crate::rules::Endian;
 
 /// A view of file bytes that reads integers in one byte order.
 #[derive(Clone, Copy, Debug)]
@@ -41,7 +41,7 @@ impl<'a> Bytes<'a> {
     /// `len` bytes at `offset`.
     ///
     /// # Errors
-    /// [`crate::ErrorKind::Truncated`] when they run past the end.
+    /// [`crate::error::ReadError::Truncated`] when they run past the end.
     pub fn slice(&self, offset: u64, len: u64) -> Result<&'a [u8]> {
         let avail = (self.data.len() as u64).saturating_sub(offset);
         if len > avail {
@@ -130,5 +130,212 @@ impl<'a> Bytes<'a> {
             Error::invalid(offset, "string runs to the end of the data without a NUL")
         })?;
         std::str::from_utf8(&rest[..end]).map_err(|_| Error::invalid(offset, "string is not UTF-8"))
+    }
+}
+
+/// A fixed-size value stored in a file in either byte order: integers, `f32` and float
+/// tuples. Column reads and writes go through it with the byte order matched once per
+/// column, so the per-element loop is a plain conversion the compiler vectorises.
+pub trait Scalar: Copy + Default {
+    /// Bytes per value.
+    const SIZE: usize;
+    /// Reads a little-endian value from the first `SIZE` bytes of `b` (which holds them).
+    fn read_le(b: &[u8]) -> Self;
+    /// Reads a big-endian value.
+    fn read_be(b: &[u8]) -> Self;
+    /// Writes the value little-endian into the first `SIZE` bytes of `b`.
+    fn write_le(self, b: &mut [u8]);
+    /// Writes the value big-endian.
+    fn write_be(self, b: &mut [u8]);
+
+    /// Reads one value in byte order `e`.
+    #[inline]
+    fn read(b: &[u8], e: Endian) -> Self {
+        match e {
+            Endian::Little => Self::read_le(b),
+            Endian::Big => Self::read_be(b),
+        }
+    }
+
+    /// Writes one value in byte order `e`.
+    #[inline]
+    fn write(self, b: &mut [u8], e: Endian) {
+        match e {
+            Endian::Little => self.write_le(b),
+            Endian::Big => self.write_be(b),
+        }
+    }
+
+    /// The values stored in `bytes` (whole values only).
+    fn read_all(bytes: &[u8], e: Endian) -> Vec<Self> {
+        match e {
+            Endian::Little => bytes.chunks_exact(Self::SIZE).map(Self::read_le).collect(),
+            Endian::Big => bytes.chunks_exact(Self::SIZE).map(Self::read_be).collect(),
+        }
+    }
+
+    /// Writes `values` into `out` (which holds them all).
+    fn write_all(values: &[Self], out: &mut [u8], e: Endian) {
+        match e {
+            Endian::Little => {
+                for (v, c) in values.iter().zip(out.chunks_exact_mut(Self::SIZE)) {
+                    v.write_le(c);
+                }
+            }
+            Endian::Big => {
+                for (v, c) in values.iter().zip(out.chunks_exact_mut(Self::SIZE)) {
+                    v.write_be(c);
+                }
+            }
+        }
+    }
+}
+
+macro_rules! scalar {
+    ($($t:ty => $n:literal),*) => {$(
+        impl Scalar for $t {
+            const SIZE: usize = $n;
+            #[inline]
+            fn read_le(b: &[u8]) -> Self {
+                <$t>::from_le_bytes(b.first_chunk::<$n>().copied().unwrap_or_default())
+            }
+            #[inline]
+            fn read_be(b: &[u8]) -> Self {
+                <$t>::from_be_bytes(b.first_chunk::<$n>().copied().unwrap_or_default())
+            }
+            #[inline]
+            fn write_le(self, b: &mut [u8]) {
+                if let Some(d) = b.first_chunk_mut::<$n>() {
+                    *d = self.to_le_bytes();
+                }
+            }
+            #[inline]
+            fn write_be(self, b: &mut [u8]) {
+                if let Some(d) = b.first_chunk_mut::<$n>() {
+                    *d = self.to_be_bytes();
+                }
+            }
+            fn read_all(bytes: &[u8], e: Endian) -> Vec<Self> {
+                let (words, _) = bytes.as_chunks::<$n>();
+                match e {
+                    Endian::Little => words.iter().map(|w| <$t>::from_le_bytes(*w)).collect(),
+                    Endian::Big => words.iter().map(|w| <$t>::from_be_bytes(*w)).collect(),
+                }
+            }
+            fn write_all(values: &[Self], out: &mut [u8], e: Endian) {
+                let (words, _) = out.as_chunks_mut::<$n>();
+                match e {
+                    Endian::Little => {
+                        for (w, v) in words.iter_mut().zip(values) {
+                            *w = v.to_le_bytes();
+                        }
+                    }
+                    Endian::Big => {
+                        for (w, v) in words.iter_mut().zip(values) {
+                            *w = v.to_be_bytes();
+                        }
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+scalar!(u8 => 1, i8 => 1, u16 => 2, i16 => 2, u32 => 4, i32 => 4, u64 => 8, i64 => 8, f32 => 4);
+
+macro_rules! float_tuple {
+    ($($n:literal => $size:literal),*) => {$(
+        impl Scalar for [f32; $n] {
+            const SIZE: usize = $size;
+            #[inline]
+            fn read_le(b: &[u8]) -> Self {
+                let mut out = [0.0; $n];
+                if let Some(words) = b.first_chunk::<$size>() {
+                    let (words, _) = words.as_chunks::<4>();
+                    for (o, w) in out.iter_mut().zip(words) {
+                        *o = f32::from_le_bytes(*w);
+                    }
+                }
+                out
+            }
+            #[inline]
+            fn read_be(b: &[u8]) -> Self {
+                let mut out = [0.0; $n];
+                if let Some(words) = b.first_chunk::<$size>() {
+                    let (words, _) = words.as_chunks::<4>();
+                    for (o, w) in out.iter_mut().zip(words) {
+                        *o = f32::from_be_bytes(*w);
+                    }
+                }
+                out
+            }
+            #[inline]
+            fn write_le(self, b: &mut [u8]) {
+                if let Some(d) = b.first_chunk_mut::<$size>() {
+                    let (words, _) = d.as_chunks_mut::<4>();
+                    for (v, w) in self.iter().zip(words) {
+                        *w = v.to_le_bytes();
+                    }
+                }
+            }
+            #[inline]
+            fn write_be(self, b: &mut [u8]) {
+                if let Some(d) = b.first_chunk_mut::<$size>() {
+                    let (words, _) = d.as_chunks_mut::<4>();
+                    for (v, w) in self.iter().zip(words) {
+                        *w = v.to_be_bytes();
+                    }
+                }
+            }
+            fn read_all(bytes: &[u8], e: Endian) -> Vec<Self> {
+                let (tuples, _) = bytes.as_chunks::<$size>();
+                let conv = |t: &[u8; $size], be: bool| -> [f32; $n] {
+                    let (words, _) = t.as_chunks::<4>();
+                    let mut out = [0.0; $n];
+                    for (o, w) in out.iter_mut().zip(words) {
+                        *o = if be { f32::from_be_bytes(*w) } else { f32::from_le_bytes(*w) };
+                    }
+                    out
+                };
+                match e {
+                    Endian::Little => tuples.iter().map(|t| conv(t, false)).collect(),
+                    Endian::Big => tuples.iter().map(|t| conv(t, true)).collect(),
+                }
+            }
+        }
+    )*};
+}
+
+float_tuple!(4 => 16, 12 => 48, 16 => 64);
+
+/// The values of a column stored in `bytes` (whole values only; a partial tail is ignored).
+pub fn read_column<T: Scalar>(bytes: &[u8], e: Endian) -> Vec<T> {
+    T::read_all(bytes, e)
+}
+
+/// Writes `values` into `out` (which holds `values.len() * T::SIZE` bytes) in byte order
+/// `e`.
+pub fn write_column<T: Scalar>(values: &[T], out: &mut [u8], e: Endian) {
+    T::write_all(values, out, e)
+}
+
+/// Appends `values` to `out` in byte order `e`, through a small buffer (no zero-fill of
+/// the destination first).
+pub fn append_column<T: Scalar>(values: &[T], out: &mut Vec<u8>, e: Endian) {
+    const CHUNK: usize = 4096;
+    out.reserve(values.len() * T::SIZE);
+    let per = (CHUNK / T::SIZE).max(1);
+    let mut buf = [0u8; CHUNK];
+    for chunk in values.chunks(per) {
+        let n = chunk.len() * T::SIZE;
+        if n > CHUNK {
+            // A value wider than the buffer: write it through a zeroed tail.
+            let at = out.len();
+            out.resize(at + n, 0);
+            T::write_all(chunk, &mut out[at..], e);
+            continue;
+        }
+        T::write_all(chunk, &mut buf[..n], e);
+        out.extend_from_slice(&buf[..n]);
     }
 }

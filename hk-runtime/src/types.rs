@@ -3,7 +3,7 @@
 //! The *numbering* of these types differs between generations and lives in each schema
 //! folder's `generation.toml`; this module only knows the names and what each one means for
 //! layout. Numbers 0..=31 are the same in every version, later versions append
-//! (`../shared/notes/signature-and-layout-facts.md`, "Member-type numbering").
+//! (docs/layout-and-signatures.md §5).
 
 use std::fmt;
 
@@ -104,11 +104,11 @@ impl fmt::Display for TypeKind {
 pub mod flag_names {
     /// Align the member to 8 bytes.
     pub const ALIGN_8: &str = "align_8";
-    /// Align the member to 16 bytes (seed 000: "flags 256 make the member 16-aligned").
+    /// Align the member to 16 bytes (docs/layout-and-signatures.md §3 rule 4; flag 256).
     pub const ALIGN_16: &str = "align_16";
     /// The member does not own what it points to.
     pub const NOT_OWNED: &str = "not_owned";
-    /// The member is not serialized (seed 000, signature rewrite 2).
+    /// The member is not serialized (docs/layout-and-signatures.md §4.2, rewrite 2).
     pub const SERIALIZE_IGNORED: &str = "serialize_ignored";
     /// Align the member to 32 bytes.
     pub const ALIGN_32: &str = "align_32";

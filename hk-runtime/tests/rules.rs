@@ -1,10 +1,10 @@
 //! Layout and signature rules on small schemas built in code (no corpus needed).
 
-use hk_runtime::layout::{LayoutRules, Layouts};
+use hk_runtime::schema::layout::Layouts;
+use hk_runtime::schema::signature;
 use hk_runtime::schema::{Class, Container, Enum, EnumItem, Generation, Member};
-use hk_runtime::signature;
 use hk_runtime::types::TypeKind;
-use hk_runtime::{Endian, Schema};
+use hk_runtime::{Endian, LayoutRules, Schema};
 
 fn generation(rules: LayoutRules) -> Generation {
     Generation {
@@ -49,7 +49,8 @@ fn class(name: &str, parent: Option<&str>, interfaces: u32, members: Vec<Member>
 }
 
 /// hkBaseObject (one interface), hkReferencedObject (two u16), hkpCollisionFilter-like
-/// (four interfaces on an 8-byte parent), seed 000 "Class metadata": members start at 4 and 24.
+/// (four interfaces on an 8-byte parent), docs/layout-and-signatures.md §3 rule 2: members
+/// start at 4 and 24.
 fn base_classes() -> Vec<Class> {
     vec![
         class("hkBaseObject", None, 1, vec![]),
@@ -160,7 +161,7 @@ fn sizes_alignment_flags_and_c_arrays() {
 }
 
 #[test]
-fn signature_description_follows_the_seed() {
+fn signature_description_matches_the_worked_example() {
     let mut e = member("mode", TypeKind::Enum);
     e.subtype = TypeKind::UInt8;
     e.enum_ref = Some("Mode".into());
@@ -184,7 +185,7 @@ fn signature_description_follows_the_seed() {
     });
     let s = Schema::new(generation(rules(4, true)), vec![c]).unwrap();
     let num = |k: TypeKind| TypeKind::ALL.iter().position(|x| *x == k).unwrap() as u16;
-    // Built by hand from seed 000 "How a signature is computed".
+    // Built by hand from docs/layout-and-signatures.md §4.1-4.3 (the worked example).
     let mut want = Vec::new();
     want.extend(1i32.to_le_bytes()); // interfaces
     want.extend(b"Mode");

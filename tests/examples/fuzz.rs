@@ -1,8 +1,10 @@
 //! Heavier fuzzing than the test suite runs: seeded byte corruptions of every corpus
-//! packfile (read strictly and leniently and written back) and of every corpus tagfile, bare
-//! and wrapped in a cm container (parsed, decoded and round-tripped); reports any panic.
+//! packfile (read strictly and leniently and written back, and opened and written through
+//! `file::open`) and of every corpus tagfile, bare and wrapped in a cm container (parsed,
+//! decoded and round-tripped); reports any panic.
 //! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS] [all|packfiles|tagfiles]`
 
+use hk_runtime::file::{self, Schemas};
 use hk_runtime::packfile::read::{read, ReadOptions};
 use hk_runtime::packfile::write::write;
 use hk_runtime::packfile::Packfile;
@@ -23,21 +25,27 @@ fn main() {
     } else {
         hk_tests::packfiles(&corpus)
     };
+    let schemas = Schemas::from_dir(&hk_tests::schemas()).expect("schema folders");
     let mut next = hk_tests::xorshift(0x1234_5678_9ABC_DEF0);
     let mut tried = 0;
     for f in &files {
         let data = hk_tests::read(f);
         let pf = Packfile::parse(&data).unwrap();
-        let schema = hk_tests::schema_for(&pf);
+        let schema = std::sync::Arc::new(hk_tests::schema_for(&pf));
         for _ in 0..rounds {
             let bad = hk_tests::corrupt(&data, &mut next);
             let r = std::panic::catch_unwind(|| {
                 if let Ok(pf) = Packfile::parse(&bad) {
                     for lenient in [false, true] {
-                        if let Ok((g, _)) = read(&pf, &schema, ReadOptions { lenient }) {
-                            let _ = write(&g, &schema);
+                        if let Ok(d) = read(&pf, &schema, ReadOptions { lenient }) {
+                            let _ = write(&d.graph, &d.info);
                         }
                     }
+                }
+                // The front door: schema selection from the corrupted header, and the
+                // file's own class metadata where it has some.
+                if let Ok(doc) = file::open(&bad, &schemas, ReadOptions::default()) {
+                    let _ = file::write(&doc);
                 }
             });
             tried += 1;
@@ -94,7 +102,7 @@ fn main() {
             let r = std::panic::catch_unwind(|| {
                 if let Ok(tf) = TagFile::parse(&bad) {
                     let _ = hk_runtime::tagfile::schema::extract(&[&tf], "fuzz");
-                    let _ = hk_runtime::tagfile::data::objects(&tf, &bad);
+                    let _ = hk_runtime::tagfile::graph(&tf, &bad);
                     let _ = roundtrip(&bad, rules);
                 }
             });

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use hk_runtime::check;
+use hk_runtime::packfile::check;
 use hk_runtime::packfile::Packfile;
 
 fn check_folder(folder: &str, schema_name: &str, expected_files: usize) {

@@ -11,40 +11,39 @@ fn exports_and_imports_round_trip() {
         return;
     };
     let data = hk_tests::read(&corpus.join("packfile/havoklib-2012_2/allosaur[4011].hkx"));
-    let (mut g, schema) = hk_tests::graph_of(&data).unwrap();
+    let (mut g, mut info) = hk_tests::graph_of(&data).unwrap();
+    assert!(info.exports.is_empty(), "the corpus file has no exports");
     let root = g.root;
-    g.info.exports.push((root, "allosaurRoot".into()));
-    let ac = g
-        .objects
-        .iter()
-        .position(|o| o.class == "hkaAnimationContainer")
-        .unwrap();
-    let Some(Value::Array(sks)) = g.objects[ac].get_mut("skeletons") else {
-        panic!()
-    };
-    let old = std::mem::replace(
-        &mut sks[0],
-        Value::Pointer(Some(Ptr::Import("sharedSkeleton".into()))),
+    info.exports.push((root, "allosaurRoot".into()));
+    let ac = g.first("hkaAnimationContainer").unwrap();
+    let old = g.get(ac, "skeletons[0]").unwrap();
+    assert!(
+        matches!(old, Value::Pointer(Some(Ptr::Object(_)))),
+        "{old:?}"
     );
-    assert!(matches!(old, Value::Pointer(Some(Ptr::Object(_)))));
-    let bytes = write(&g, &schema).unwrap();
+    g.set(
+        ac,
+        "skeletons[0]",
+        Value::Pointer(Some(Ptr::Import("sharedSkeleton".into()))),
+    )
+    .unwrap();
+    let bytes = write(&g, &info).unwrap();
     let pf = hk_runtime::packfile::Packfile::parse(&bytes).unwrap();
     assert_eq!(pf.exports.len(), 1);
     assert_eq!(pf.imports.len(), 1);
-    let (back, _) = hk_tests::graph_of(&bytes).unwrap();
+    assert_eq!(pf.exports[0].1, "allosaurRoot");
+    assert_eq!(pf.imports[0].1, "sharedSkeleton");
+    let (back, back_info) = hk_tests::graph_of(&bytes).unwrap();
     assert_eq!(
-        back.info.exports,
+        back_info.exports,
         vec![(back.root, "allosaurRoot".to_string())]
     );
-    let Some(Value::Array(sks)) = back.objects[ac].get("skeletons") else {
-        panic!()
-    };
     assert_eq!(
-        sks[0],
+        back.get(ac, "skeletons[0]").unwrap(),
         Value::Pointer(Some(Ptr::Import("sharedSkeleton".into())))
     );
     assert_eq!(
-        write(&back, &schema).unwrap(),
+        write(&back, &back_info).unwrap(),
         bytes,
         "second write differs"
     );

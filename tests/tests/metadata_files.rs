@@ -1,10 +1,9 @@
 //! The three corpus files that carry their own class metadata: every stored signature
 //! recomputes from the extracted metadata, and every stored offset and size from the layout
-//! rules. Expected counts are those measured in `shared/notes/signature-and-layout-facts.md`.
+//! rules. Expected counts are those of docs/layout-and-signatures.md (the table at the top).
 
-use hk_runtime::check::{self, Verdict};
-use hk_runtime::metadata;
-use hk_runtime::packfile::Packfile;
+use hk_runtime::packfile::{check, metadata, Packfile};
+use hk_runtime::schema::report::{stored_layout, Verdict};
 
 struct Case {
     file: &'static str,
@@ -49,7 +48,7 @@ fn extracted_metadata_recomputes_signatures_offsets_and_sizes() {
 
         let sigs = check::signatures(&described, &pf);
         let sig_ok = sigs.iter().filter(|r| r.verdict == Verdict::Match).count();
-        let layout = check::stored_layout(&described, &described);
+        let layout = stored_layout(&described, &described);
         let sizes: Vec<_> = layout.iter().filter(|r| r.member.is_none()).collect();
         let offsets: Vec<_> = layout.iter().filter(|r| r.member.is_some()).collect();
         let size_ok = sizes.iter().filter(|r| r.verdict == Verdict::Match).count();
@@ -105,7 +104,8 @@ fn extracted_metadata_recomputes_signatures_offsets_and_sizes() {
 #[test]
 fn a_wrong_layout_rule_is_caught() {
     // Bloodborne's file has reuse padding on; laying it out with the padded parent size must
-    // break offsets (the notes measure 344/373), so the check above can fail.
+    // break offsets (docs/layout-and-signatures.md §3 and §6: 344/373), so the check above
+    // can fail.
     let Some(corpus) = hk_tests::corpus("a_wrong_layout_rule_is_caught") else {
         return;
     };
@@ -116,7 +116,7 @@ fn a_wrong_layout_rule_is_caught() {
         .unwrap();
     let mut rules = described.generation.layout;
     rules.reuse_padding = false;
-    let mut layouts = hk_runtime::layout::Layouts::new(&described, rules);
+    let mut layouts = hk_runtime::schema::layout::Layouts::new(&described, rules);
     let mut ok = 0;
     let mut total = 0;
     for c in described.classes() {

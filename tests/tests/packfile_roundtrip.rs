@@ -1,10 +1,31 @@
-//! Every packfile of the corpus goes through the object graph and back byte for byte, and
-//! through a JSON dump and back.
+//! Every packfile of the corpus goes through the front door (`file::open`, which chooses the
+//! schema) into the object graph and back (`file::write`) byte for byte, and through a JSON
+//! (and TOML) dump and `dump::build` back to the same bytes.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use hk_runtime::dump;
-use hk_runtime::packfile::write::write;
+use hk_runtime::file::{self, Container, Schemas};
+
+/// The packfiles `MANIFEST.tsv` lists: every `.hkx` of the `packfile/havoklib-*` demo
+/// folders, and every game file whose header column says `packfile`.
+fn manifest_packfiles(corpus: &Path) -> usize {
+    let text = std::fs::read_to_string(corpus.join("MANIFEST.tsv")).unwrap();
+    text.lines()
+        .skip(1)
+        .filter(|line| {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let (folder, name, header) = (cols[0], cols[1], cols.get(8).copied().unwrap_or(""));
+            (folder.starts_with("packfile/havoklib-") && name.ends_with(".hkx"))
+                || header.starts_with("\"packfile v")
+        })
+        .count()
+}
+
+fn schemas() -> Schemas {
+    Schemas::from_dir(&hk_tests::schemas()).unwrap()
+}
 
 #[test]
 fn every_corpus_packfile_round_trips_byte_identical() {
@@ -12,7 +33,13 @@ fn every_corpus_packfile_round_trips_byte_identical() {
         return;
     };
     let files = hk_tests::packfiles(&corpus);
-    assert!(files.len() >= 300, "{} packfiles found", files.len());
+    let expected = manifest_packfiles(&corpus);
+    assert_eq!(
+        files.len(),
+        expected,
+        "packfiles found by magic against MANIFEST.tsv"
+    );
+    let schemas = schemas();
     let mut per_folder: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut failures = Vec::new();
     for f in &files {
@@ -21,7 +48,11 @@ fn every_corpus_packfile_round_trips_byte_identical() {
             .entry(hk_tests::folder_of(&corpus, f))
             .or_default();
         e.1 += 1;
-        let outcome = hk_tests::graph_of(&data).and_then(|(g, s)| write(&g, &s));
+        let outcome = file::open(&data, &schemas, Default::default()).and_then(|doc| {
+            assert_eq!(doc.container(), Container::Packfile, "{}", f.display());
+            assert!(doc.violations.is_empty(), "{}: strict read", f.display());
+            file::write(&doc)
+        });
         match outcome {
             Ok(out) if out == data => e.0 += 1,
             Ok(out) => {
@@ -43,6 +74,7 @@ fn every_corpus_packfile_round_trips_byte_identical() {
     }
     println!("total: {ok}/{n} byte-identical");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(ok, expected);
 }
 
 #[test]
@@ -51,34 +83,49 @@ fn json_and_toml_dumps_build_the_original_bytes() {
         return;
     };
     let files = hk_tests::packfiles(&corpus);
-    let mut ok = 0;
+    assert_eq!(files.len(), manifest_packfiles(&corpus));
+    let schemas = schemas();
+    let (mut json_ok, mut toml_ok) = (0, 0);
     let mut failures = Vec::new();
     for (i, f) in files.iter().enumerate() {
         let data = hk_tests::read(f);
-        let pf = hk_runtime::packfile::Packfile::parse(&data).unwrap();
-        let dir =
-            hk_runtime::schema::catalog::for_packfile(&hk_tests::schemas(), &pf.header).unwrap();
-        let schema = hk_runtime::Schema::load(&dir).unwrap();
+        // TOML for every tenth file (it has no null; `{}` stands for it).
+        let via_toml = i % 10 == 0;
         let result = (|| -> Result<Vec<u8>, String> {
-            let (g, _) = hk_runtime::packfile::read::read(&pf, &schema, Default::default())
-                .map_err(|e| e.to_string())?;
-            let text = serde_json::to_string(&dump::to_json(&g)).map_err(|e| e.to_string())?;
-            let mut doc: serde_json::Value =
+            let doc = file::open(&data, &schemas, Default::default()).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string(&dump::to_json(&doc)).map_err(|e| e.to_string())?;
+            let mut json: serde_json::Value =
                 serde_json::from_str(&text).map_err(|e| e.to_string())?;
-            // TOML for every tenth file (it has no null; `{}` stands for it).
-            if i % 10 == 0 {
-                let t = toml::to_string(&dump::json_to_toml(&doc)).map_err(|e| e.to_string())?;
-                doc = dump::toml_to_json(&toml::from_str(&t).map_err(|e| e.to_string())?);
+            if via_toml {
+                let t = toml::to_string(&dump::json_to_toml(&json)).map_err(|e| e.to_string())?;
+                json = dump::toml_to_json(&toml::from_str(&t).map_err(|e| e.to_string())?);
             }
-            let back = dump::from_json(&doc, &schema).map_err(|e| e.to_string())?;
-            write(&back, &schema).map_err(|e| e.to_string())
+            let (bytes, built) = dump::build(&json, &schemas).map_err(|e| e.to_string())?;
+            if built.graph != doc.graph {
+                return Err("the built graph differs from the one read".into());
+            }
+            Ok(bytes)
         })();
         match result {
-            Ok(out) if out == data => ok += 1,
+            Ok(out) if out == data => {
+                if via_toml {
+                    toml_ok += 1;
+                } else {
+                    json_ok += 1;
+                }
+            }
             Ok(_) => failures.push(format!("{}: rebuilt bytes differ", f.display())),
-            Err(e) => failures.push(format!("{}: {e}", f.display())),
+            Err(e) => failures.push(format!(
+                "{} ({}): {e}",
+                f.display(),
+                if via_toml { "TOML" } else { "JSON" }
+            )),
         }
     }
-    println!("dump -> build: {ok}/{} byte-identical", files.len());
+    let toml_n = files.len().div_ceil(10);
+    println!(
+        "dump -> build: JSON {json_ok}/{}, TOML {toml_ok}/{toml_n} byte-identical",
+        files.len() - toml_n
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -1,6 +1,6 @@
 //! Every shipped schema folder loads and reproduces what it states about itself.
 
-use hk_runtime::check::{self, Verdict};
+use hk_runtime::schema::report::{self_check, Verdict};
 
 /// serde-hkx's 2010.2 table gives hkColor's ExtendedColors wrong values (BLUE = -65536, the
 /// value of RED), so the three classes that hash that enum cannot reproduce the signatures
@@ -23,7 +23,7 @@ fn schema_folders_reproduce_their_offsets_sizes_and_signatures() {
     for dir in folders {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let schema = hk_tests::schema(&name);
-        let (layout, sigs) = check::self_check(&schema);
+        let (layout, sigs) = self_check(&schema);
         let bad_layout: Vec<_> = layout.iter().filter(|r| !r.verdict.ok()).collect();
         assert!(bad_layout.is_empty(), "{name}: {bad_layout:#?}");
         let bad_sigs: Vec<_> = sigs.iter().filter(|r| !r.verdict.ok()).collect();
@@ -41,7 +41,7 @@ fn schema_folders_reproduce_their_offsets_sizes_and_signatures() {
 #[test]
 fn serde_hkx_2010_2_table_recomputes_but_for_its_color_enum() {
     let schema = hk_tests::schema("havok-2010.2");
-    let (_, sigs) = check::self_check(&schema);
+    let (_, sigs) = self_check(&schema);
     let noted: Vec<&str> = schema
         .classes()
         .iter()

@@ -1,8 +1,9 @@
-//! Signatures of the hand-written and converted schemas against the values seed 000 states.
+//! Signatures of the hand-written and converted schemas against the values
+//! docs/collision-notes.md §1.1 states.
 
-use hk_runtime::signature::{self, SignatureSource};
+use hk_runtime::schema::signature::{self, SignatureSource};
 
-use hk_tests::SEED_71;
+use hk_tests::SIGNATURES_71;
 
 /// The seven 7.1 classes with no public description (issue 2): pinned, never computed.
 const PINNED_71: [&str; 7] = [
@@ -15,8 +16,9 @@ const PINNED_71: [&str; 7] = [
     "hkpBreakableConstraintData",
 ];
 
-/// Seed 000: the 18 signatures Havok 2014.2 stores for the same classes.
-const SEED_2014_2: [(&str, u32); 18] = [
+/// The 18 signatures Havok 2014.2 stores for the same classes (docs/collision-notes.md §1.1,
+/// the 2014.2 columns).
+const SIGNATURES_2014_2: [(&str, u32); 18] = [
     ("hkClass", 0x33D42383),
     ("hkClassMember", 0xB0EFA719),
     ("hkClassEnum", 0x8A3609CF),
@@ -38,23 +40,20 @@ const SEED_2014_2: [(&str, u32); 18] = [
 ];
 
 #[test]
-fn havok_7_1_seed_table_17_computed_7_pinned() {
+fn havok_7_1_signature_table_17_computed_7_pinned() {
     let schema = hk_tests::schema("havok-7.1");
     let mut computed = 0;
     let mut pinned = 0;
-    for (class, seed) in SEED_71 {
+    for (class, want) in SIGNATURES_71 {
         let s = signature::signature(&schema, class).unwrap_or_else(|e| panic!("{class}: {e}"));
-        assert_eq!(
-            s.value, seed,
-            "{class}: a writer must store the seed's value"
-        );
+        assert_eq!(s.value, want, "{class}: a writer must store the 7.1 value");
         if PINNED_71.contains(&class) {
             let SignatureSource::Pinned { computed: c } = s.source else {
                 panic!("{class} must be pinned");
             };
             // A pin is never passed off as computed: the schema's own description hashes
             // to something else.
-            assert_ne!(c, seed, "{class} computes its seed value; unpin it");
+            assert_ne!(c, want, "{class} computes its 7.1 value; unpin it");
             let p = schema.class(class).unwrap().pinned.as_ref().unwrap();
             assert!(
                 !p.reason.trim().is_empty(),
@@ -72,13 +71,13 @@ fn havok_7_1_seed_table_17_computed_7_pinned() {
 }
 
 #[test]
-fn havok_2014_2_seed_table_recomputes() {
+fn havok_2014_2_signature_table_recomputes() {
     let schema = hk_tests::schema("havok-2014.2");
     let mut ok = 0;
-    for (class, seed) in SEED_2014_2 {
+    for (class, want) in SIGNATURES_2014_2 {
         let s = signature::signature(&schema, class).unwrap_or_else(|e| panic!("{class}: {e}"));
         assert_eq!(s.source, SignatureSource::Computed, "{class}");
-        assert_eq!(s.value, seed, "{class}: 0x{:08X} != 0x{seed:08X}", s.value);
+        assert_eq!(s.value, want, "{class}: 0x{:08X} != 0x{want:08X}", s.value);
         ok += 1;
     }
     println!("havok-2014.2: {ok}/18 recompute");
@@ -97,8 +96,8 @@ fn compile_time_signatures_equal_runtime_ones() {
 
 #[test]
 fn reflection_classes_differ_only_by_member_type_enum() {
-    // Notes: hkClass is 38771F8E in 5.5, 14425E51 in 7.1, 75585EF6 in 2010.2 and 33D42383
-    // from 2012.2; hkClassMember A5240F57, 4A986551, 5C7EA4C2, B0EFA719.
+    // docs/layout-and-signatures.md §5: hkClass is 38771F8E in 5.5, 14425E51 in 7.1, 75585EF6
+    // in 2010.2 and 33D42383 from 2012.2; hkClassMember A5240F57, 4A986551, 5C7EA4C2, B0EFA719.
     for (folder, class, member) in [
         ("havok-5.5", 0x38771F8E, 0xA5240F57),
         ("havok-7.1", 0x14425E51, 0x4A986551),

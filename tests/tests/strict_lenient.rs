@@ -6,14 +6,14 @@ use hk_runtime::packfile::Packfile;
 
 fn check(data: &[u8], expect: &str) {
     let pf = Packfile::parse(data).unwrap();
-    let schema = hk_tests::schema_for(&pf);
+    let schema = std::sync::Arc::new(hk_tests::schema_for(&pf));
     let err = read(&pf, &schema, ReadOptions::default()).expect_err("strict mode must reject");
     println!("strict: {err}");
     assert!(err.to_string().contains(expect), "{err}");
-    assert!(err.offset.is_some());
-    let (graph, violations) =
-        read(&pf, &schema, ReadOptions { lenient: true }).expect("lenient mode reads it");
-    assert!(!graph.objects.is_empty());
+    assert!(err.offset().is_some(), "{err}: no offset");
+    let decoded = read(&pf, &schema, ReadOptions { lenient: true }).expect("lenient mode reads it");
+    assert!(!decoded.graph.objects.is_empty());
+    let violations = decoded.violations;
     assert!(
         violations.iter().any(|v| v.message.contains(expect)),
         "{violations:?}"

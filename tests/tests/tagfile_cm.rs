@@ -1,7 +1,7 @@
-//! id Tech's cm container (seed 004 §2) around real tagfiles: hk wraps each corpus
-//! tagfile's TAG0 in surface records with its own cm writer, then reads the result back,
-//! round-trips it through the graph byte for byte and rejects the seed's container
-//! mutations. (No retail cm file is in the corpus; the TAG0 inside is a corpus file's.)
+//! id Tech's cm container (docs/collision-notes.md §5) around real tagfiles: hk wraps each
+//! corpus tagfile's TAG0 in surface records with its own cm writer, then reads the result back,
+//! round-trips it through the graph byte for byte and rejects container mutations of the kinds
+//! §5 lists. (No retail cm file is in the corpus; the TAG0 inside is a corpus file's.)
 
 use hk_runtime::tagfile::cm::{Cm, SurfaceRecord, RETAIL_VERSION};
 use hk_runtime::tagfile::{roundtrip, TagFile};
@@ -35,7 +35,7 @@ fn wrapped(corpus: &std::path::Path, version: u32) -> Vec<(&'static str, Vec<u8>
         .collect()
 }
 
-fn rules(tf: &TagFile) -> hk_runtime::tagfile::write::TagRules {
+fn rules(tf: &TagFile) -> hk_runtime::schema::TagfileRules {
     let (_, generation) =
         hk_runtime::schema::catalog::for_tagfile(&hk_tests::schemas(), &tf.sdk_version)
             .expect("a tagfile generation");
@@ -69,7 +69,7 @@ fn set_u32(d: &mut [u8], at: usize, f: &dyn Fn(u32) -> u32) {
     d[at..at + 4].copy_from_slice(&f(v).to_le_bytes());
 }
 
-/// Seed 004 §4's container mutations: each must be rejected, with an offset.
+/// Container mutations (docs/collision-notes.md §5): each must be rejected, with an offset.
 #[test]
 fn cm_mutations_are_all_rejected() {
     let Some(corpus) = hk_tests::corpus("cm_mutations_are_all_rejected") else {
@@ -127,7 +127,7 @@ fn cm_mutations_are_all_rejected() {
             total += 1;
             match TagFile::parse(&bad) {
                 Err(e) => {
-                    assert!(e.offset.is_some(), "{f} / {name}: no offset in `{e}`");
+                    assert!(e.offset().is_some(), "{f} / {name}: no offset in `{e}`");
                     rejected += 1;
                 }
                 Ok(tf) => panic!(
@@ -143,7 +143,7 @@ fn cm_mutations_are_all_rejected() {
             total += 1;
             match Cm::parse(&cm, other) {
                 Err(e) => {
-                    assert!(e.offset.is_some(), "{f}: no offset in `{e}`");
+                    assert!(e.offset().is_some(), "{f}: no offset in `{e}`");
                     rejected += 1;
                 }
                 Ok(_) => panic!("{f}: a version 0x{version:X} cm read as 0x{other:X}"),

@@ -1,7 +1,7 @@
 //! Schemas from tagfile type tables (`hk schema extract` on a TAG0 file), and the shipped
 //! tagfile schemas checked against every corpus tagfile's own type table.
 
-use hk_runtime::check::{LayoutRow, Verdict};
+use hk_runtime::schema::report::{LayoutRow, Verdict};
 use hk_runtime::tagfile::{schema, TagFile};
 use hk_runtime::Schema;
 

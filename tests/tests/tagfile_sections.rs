@@ -1,5 +1,5 @@
-//! The TAG0 section tree of every corpus tagfile (seed 004): sections nest exactly, and a
-//! truncated file is an error, never a panic.
+//! The TAG0 section tree of every corpus tagfile (docs/tagfile-format.md §1): sections nest
+//! exactly, and a truncated file is an error, never a panic.
 
 use hk_runtime::tagfile::section::{find_tag0, Section};
 
@@ -126,23 +126,88 @@ fn every_data_byte_is_typed() {
     };
     for (f, _, _) in COUNTS {
         let data = hk_tests::read(&corpus.join(f));
-        let tf = hk_runtime::tagfile::TagFile::parse(&data).unwrap();
-        let (objects, root) =
-            hk_runtime::tagfile::data::objects(&tf, &data).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let (tf, graph) = hk_runtime::tagfile::read(&data).unwrap_or_else(|e| panic!("{f}: {e}"));
         let n_obj = tf
             .items
             .iter()
             .filter(|i| i.flags == hk_runtime::tagfile::data::ITEM_OBJECT)
             .count();
-        assert_eq!(objects.len(), n_obj, "{f}");
-        assert_eq!(
-            objects[root.0 as usize].class, "hkRootLevelContainer",
-            "{f}"
-        );
+        assert_eq!(graph.objects.len(), n_obj, "{f}");
+        assert_eq!(graph.class_name(graph.root), "hkRootLevelContainer", "{f}");
         println!(
             "{f}: {} objects decoded, every DATA byte a leaf, a slot or zero",
-            objects.len()
+            graph.objects.len()
         );
+    }
+}
+
+/// The graph a tagfile reads into is over the schema extracted from its own type table, and
+/// every value has the form its member's shape gives (`Graph::check`): arrays in their
+/// typed columns, SIMD tuples as float tuples, structs in flattened member order.
+#[test]
+fn read_graphs_pass_the_graph_check() {
+    let Some(corpus) = hk_tests::corpus("read_graphs_pass_the_graph_check") else {
+        return;
+    };
+    use hk_runtime::graph::{Array, Value};
+    for (f, _, _) in COUNTS {
+        let data = hk_tests::read(&corpus.join(f));
+        let (tf, graph) = hk_runtime::tagfile::read(&data).unwrap();
+        graph.check().unwrap_or_else(|e| panic!("{f}: {e}"));
+        // Every record type of the table is a class of the graph's schema.
+        let records = (1..tf.types.types.len() as u64)
+            .filter(|&t| {
+                tf.types.kind_of(t) == 7
+                    && tf.types.types[t as usize]
+                        .body
+                        .as_ref()
+                        .is_some_and(|b| b.members.is_some())
+            })
+            .count();
+        assert_eq!(graph.schema().classes().len(), records, "{f}");
+        // Typed columns, by kind, over every array of every object.
+        let mut columns = std::collections::BTreeMap::<String, usize>::new();
+        fn walk(v: &Value, out: &mut std::collections::BTreeMap<String, usize>) {
+            match v {
+                Value::Array(a) => {
+                    let name = format!("{:?}", a.column());
+                    *out.entry(name).or_default() += 1;
+                    if let Array::Values(vs) = a {
+                        vs.iter().for_each(|x| walk(x, out));
+                    }
+                }
+                Value::Struct(vs) | Value::CArray(vs) => vs.iter().for_each(|x| walk(x, out)),
+                _ => {}
+            }
+        }
+        for o in &graph.objects {
+            o.values.iter().for_each(|v| walk(v, &mut columns));
+        }
+        println!(
+            "{f}: {} objects over {} classes pass Graph::check; arrays by column {columns:?}",
+            graph.objects.len(),
+            graph.schema().classes().len()
+        );
+    }
+}
+
+/// A type table written back in its own order is the file's TYPE section byte for byte.
+#[test]
+fn type_tables_encode_back_byte_identical() {
+    let Some(corpus) = hk_tests::corpus("type_tables_encode_back") else {
+        return;
+    };
+    for (f, _, _) in COUNTS {
+        let data = hk_tests::read(&corpus.join(f));
+        let tf = hk_runtime::tagfile::TagFile::parse(&data).unwrap();
+        let (_, generation) =
+            hk_runtime::schema::catalog::for_tagfile(&hk_tests::schemas(), &tf.sdk_version)
+                .unwrap();
+        let rules = generation.tagfile.unwrap();
+        let sec = tf.root.child(b"TYPE").unwrap();
+        let original = &data[sec.offset as usize..(sec.offset + sec.size) as usize];
+        let out = hk_runtime::tagfile::write::encode_table(&tf.types, &rules).unwrap();
+        assert!(out == original, "{f}: TYPE section differs");
     }
 }
 

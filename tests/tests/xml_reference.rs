@@ -2,7 +2,7 @@
 //! `corpus/packfile/havoklib-xml`: bone names, parent indices, reference pose and track
 //! counts.
 
-use hk_runtime::graph::{Graph, Value};
+use hk_runtime::graph::{Graph, ObjectId, Ptr, Value};
 
 struct XmlSkeleton {
     bones: Vec<String>,
@@ -88,57 +88,53 @@ fn xml_tracks(doc: &roxmltree::Document<'_>) -> Vec<(i64, i64)> {
         .collect()
 }
 
-fn field<'g>(fields: &'g [hk_runtime::graph::Field], name: &str) -> &'g Value {
-    &fields
-        .iter()
-        .find(|f| f.name == name)
-        .unwrap_or_else(|| panic!("no member {name}"))
-        .value
+fn int(v: &Value) -> i64 {
+    v.as_i64()
+        .unwrap_or_else(|| panic!("not an integer: {v:?}"))
 }
 
 fn graph_skeleton(g: &Graph) -> XmlSkeleton {
-    let sk = g
-        .objects
-        .iter()
-        .find(|o| o.class == "hkaSkeleton")
-        .expect("an hkaSkeleton object");
-    let Value::Array(bones) = field(&sk.fields, "bones") else {
-        panic!("bones")
-    };
+    let sk = g.first("hkaSkeleton").expect("an hkaSkeleton object");
+    let n = g
+        .get(sk, "bones")
+        .unwrap()
+        .as_array()
+        .expect("bones is an array")
+        .len();
     // Bones are structs, or (Havok 5.5 and 6.6) pointers to hkaBone objects.
-    let bones = bones
-        .iter()
-        .map(|b| {
-            let fs = match b {
-                Value::Struct(fs) => fs,
-                Value::Pointer(Some(hk_runtime::graph::Ptr::Object(id))) => &g.object(*id).fields,
+    let bones = (0..n)
+        .map(|i| {
+            let name = match g.get(sk, &format!("bones[{i}]")).unwrap() {
+                Value::Struct(_) => g.get(sk, &format!("bones[{i}].name")).unwrap(),
+                Value::Pointer(Some(Ptr::Object(id))) => {
+                    assert_eq!(g.class_name(id), "hkaBone");
+                    g.get(id, "name").unwrap()
+                }
                 other => panic!("bone {other:?}"),
             };
-            match field(fs, "name") {
-                Value::String(Some(s)) => s.clone(),
+            match name {
+                Value::String(Some(s)) => s,
                 other => panic!("bone name {other:?}"),
             }
         })
         .collect();
-    let Value::Array(parents) = field(&sk.fields, "parentIndices") else {
-        panic!("parentIndices")
-    };
-    let parents = parents
+    let parents = g
+        .get(sk, "parentIndices")
+        .unwrap()
+        .as_array()
+        .expect("parentIndices is an array")
+        .to_values()
         .iter()
-        .map(|v| {
-            if let Value::Int(i) = v {
-                *i
-            } else {
-                panic!("{v:?}")
-            }
-        })
+        .map(int)
         .collect();
-    let Value::Array(pose) = field(&sk.fields, "referencePose") else {
-        panic!("referencePose")
-    };
     // qsTransform: translation xyz(w), rotation xyzw, scale xyz(w); the XML leaves out the w
     // of translation and scale.
-    let pose = pose
+    let pose = g
+        .get(sk, "referencePose")
+        .unwrap()
+        .as_array()
+        .expect("referencePose is an array")
+        .to_values()
         .iter()
         .flat_map(|t| match t {
             Value::Floats(f) => [&f[0..3], &f[4..8], &f[8..11]].concat(),
@@ -153,14 +149,14 @@ fn graph_skeleton(g: &Graph) -> XmlSkeleton {
 }
 
 fn graph_tracks(g: &Graph) -> Vec<(i64, i64)> {
-    g.objects
-        .iter()
-        .filter(|o| o.fields.iter().any(|f| f.name == "numberOfTransformTracks"))
-        .map(|o| {
-            let n = |p: &str| match field(&o.fields, p) {
-                Value::Int(i) => *i,
-                other => panic!("{other:?}"),
-            };
+    (0..g.objects.len() as u32)
+        .map(ObjectId)
+        .filter(|&id| {
+            g.resolve(g.object(id).class, "numberOfTransformTracks")
+                .is_ok()
+        })
+        .map(|id| {
+            let n = |p: &str| int(&g.get(id, p).unwrap());
             (n("numberOfTransformTracks"), n("numberOfFloatTracks"))
         })
         .collect()

@@ -1,4 +1,5 @@
-//! Rust enums and flag sets for the enums classes declare.
+//! Rust enums for the enums classes declare. Members hold them in their storage integer
+//! (`Enum<E, S>`, `Flags<E, S>`), so any stored value writes back as it was.
 
 use hk_runtime::schema::Enum;
 use proc_macro2::TokenStream;
@@ -6,37 +7,10 @@ use quote::quote;
 
 use super::names;
 
-/// An enum type (or, for `flags` members, a flag set) for enum `e` of `class`.
-pub fn expand(class: &str, e: &Enum, as_flags: bool) -> TokenStream {
+/// The Rust enum of enum `e` declared by `class`, with its `HkEnum` impl.
+pub fn expand(class: &str, e: &Enum) -> TokenStream {
     let ty = names::enum_type(class, &e.name);
     let doc = format!("`{class}::{}` ({} items).", e.name, e.items.len());
-    let rt = quote!(::hk_runtime::typed);
-    let graph = quote!(::hk_runtime::graph);
-    if as_flags {
-        let consts = e.items.iter().map(|i| {
-            let c = names::constant(&i.name);
-            let v = i.value as u32 as u64;
-            let d = format!("`{}` = {}", i.name, i.value);
-            quote!(#[doc = #d] pub const #c: Self = Self(#v);)
-        });
-        return quote! {
-            #[doc = #doc]
-            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-            pub struct #ty(pub u64);
-            #[allow(missing_docs)]
-            impl #ty {
-                #(#consts)*
-                /// Whether every bit of `other` is set.
-                pub const fn contains(self, other: Self) -> bool { self.0 & other.0 == other.0 }
-            }
-            impl #rt::Member for #ty {
-                fn from_value(v: &#graph::Value) -> ::hk_runtime::Result<Self> {
-                    <u64 as #rt::Member>::from_value(v).map(#ty)
-                }
-                fn to_value(&self) -> #graph::Value { #graph::Value::UInt(self.0) }
-            }
-        };
-    }
     let mut seen: Vec<String> = Vec::new();
     let mut variants = Vec::new();
     for i in &e.items {
@@ -47,7 +21,7 @@ pub fn expand(class: &str, e: &Enum, as_flags: bool) -> TokenStream {
         seen.push(v.clone());
         variants.push((
             proc_macro2::Ident::new(&v, proc_macro2::Span::call_site()),
-            i.value as i64,
+            i64::from(i.value),
             i.name.clone(),
         ));
     }
@@ -70,24 +44,34 @@ pub fn expand(class: &str, e: &Enum, as_flags: bool) -> TokenStream {
             Other(i64),
         }
         impl ::core::default::Default for #ty {
-            fn default() -> Self { #default }
+            fn default() -> Self {
+                #default
+            }
         }
         impl #ty {
             /// The stored value.
             pub const fn value(self) -> i64 {
-                match self { #(#to)* Self::Other(v) => v }
+                match self {
+                    #(#to)*
+                    Self::Other(v) => v,
+                }
             }
             /// The item with stored value `v`.
             #[allow(unreachable_patterns)]
             pub const fn from_value(v: i64) -> Self {
-                match v { #(#from)* other => Self::Other(other) }
+                match v {
+                    #(#from)*
+                    other => Self::Other(other),
+                }
             }
         }
-        impl #rt::Member for #ty {
-            fn from_value(v: &#graph::Value) -> ::hk_runtime::Result<Self> {
-                <i64 as #rt::Member>::from_value(v).map(#ty::from_value)
+        impl ::hk_runtime::typed::HkEnum for #ty {
+            fn from_i64(v: i64) -> Self {
+                Self::from_value(v)
             }
-            fn to_value(&self) -> #graph::Value { #graph::Value::Int(self.value()) }
+            fn to_i64(self) -> i64 {
+                self.value()
+            }
         }
     }
 }

@@ -1,17 +1,44 @@
-//! Code generation for `schema!`.
+//! Code generation for `schema!`, split by concern: [`class`] (structs and the `Class` and
+//! `Member` impls), [`layout`] (offset, size and padding tables), [`read`] (decoders),
+//! [`write`] (encoders), [`convert`] (graph conversions), [`view`] (zero-copy views),
+//! [`enums`]; this module writes the module-level items (`AnyObject`, the embedded schema,
+//! `decode_file`).
 
-mod class;
+pub mod class;
+pub mod convert;
+mod embed;
 mod enums;
-mod names;
-mod types;
+pub mod layout;
+pub mod names;
+pub mod read;
+pub mod view;
+pub mod write;
 
-use hk_runtime::types::TypeKind;
+use hk_runtime::schema::ArrayKind;
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::internals::args::{Args, Spec};
 use crate::internals::ctxt::Ctxt;
+use crate::internals::model::{self, Model, PtrMemo};
 use crate::internals::schema;
+
+/// The classes every packfile's class-name section names (the writer needs their
+/// signatures whether or not the module generates them).
+const REFLECTION_CLASSES: [&str; 4] =
+    ["hkClass", "hkClassMember", "hkClassEnum", "hkClassEnumItem"];
+
+/// The runtime's name for an array kind.
+pub fn kind(k: ArrayKind) -> TokenStream {
+    let v = match k {
+        ArrayKind::Array => quote!(Array),
+        ArrayKind::Simple => quote!(Simple),
+        ArrayKind::Rel => quote!(Rel),
+        ArrayKind::Rel64 => quote!(Rel64),
+        ArrayKind::RelView => quote!(RelView),
+    };
+    quote!(::hk_runtime::schema::ArrayKind::#v)
+}
 
 /// Expands `schema!(path = "...", classes = [...])`.
 pub fn schema_macro(args: Args) -> syn::Result<TokenStream> {
@@ -47,119 +74,189 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
             return None;
         }
     };
-    let names: Vec<&str> = closure.iter().map(|c| c.name.as_str()).collect();
-    let known = |n: &str| names.contains(&n);
-    let mut items = Vec::new();
+    let mut memo = PtrMemo::default();
+    let mut models: Vec<Model<'_>> = Vec::new();
+    let mut enums = Vec::new();
     for class in &closure {
-        match class::expand(&schema, class, &known) {
-            Ok(ts) => items.push(ts),
+        let built = model::field_names(&schema, class)
+            .map_err(|e| vec![e])
+            .and_then(|idents| model::build(&schema, class, idents, &mut memo));
+        match built {
+            Ok(m) => models.push(m),
             Err(errs) => errs.into_iter().for_each(|e| cx.error(spec.path.span(), e)),
         }
         for e in &class.enums {
-            let as_flags = closure.iter().any(|c| {
-                c.members.iter().any(|m| {
-                    m.ty == TypeKind::Flags
-                        && m.enum_ref
-                            .as_deref()
-                            .and_then(|r| schema.resolve_enum(&c.name, r))
-                            .is_some_and(|(d, x)| d.name == class.name && x.name == e.name)
-                })
-            });
-            items.push(enums::expand(&class.name, e, as_flags));
+            enums.push(enums::expand(&class.name, e));
         }
     }
-    let variants: Vec<_> = closure.iter().map(|c| names::class_type(&c.name)).collect();
-    let class_names: Vec<&str> = closure.iter().map(|c| c.name.as_str()).collect();
+    let classes = models.iter().map(|m| {
+        let decl = class::decl(m);
+        let hk = class::hk_class(m, None);
+        let codec = class::codec(m);
+        let conv = convert::try_from(m, true);
+        let view = view::class(m);
+        quote!(#decl #hk #codec #conv #view)
+    });
+    let any_object = any_object(&schema, &models);
+    let any_view = view::any(&models);
+    let shapes = view::shapes(&models);
     let files = schema::files(&dir, &schema);
     let generation = schema.generation.name.as_str();
-    let gen_file = files[0].clone();
-    let class_files = &files[1..];
-    let class_labels: Vec<String> = class_files
-        .iter()
-        .map(|f| {
-            std::path::Path::new(f)
-                .strip_prefix(&dir)
-                .map_or(f.clone(), |p| p.display().to_string())
-        })
-        .collect();
+    let (embed_items, build) = embed::tables(&schema);
+    let rt = quote!(::hk_runtime::typed);
     Some(quote! {
-        #(const _: &[u8] = ::core::include_bytes!(#files);)*
         /// The schema generation these classes come from.
         pub const GENERATION: &str = #generation;
-        #(#items)*
-        /// The schema these classes were generated from, embedded at compile time.
+        #(#classes)*
+        #(#enums)*
+        #any_object
+        #any_view
+        #shapes
+        #embed_items
+        #(const _: &[u8] = ::core::include_bytes!(#files);)*
+        /// The schema these classes were generated from, compiled in as constant tables
+        /// and built once, on first use (graph conversions use it; the typed codecs do
+        /// not).
         ///
-        /// # Errors
-        /// Never for a schema that compiled; kept fallible like every schema load.
-        pub fn runtime_schema() -> ::hk_runtime::Result<::hk_runtime::Schema> {
-            ::hk_runtime::Schema::parse(
-                (::std::path::Path::new("generation.toml"), ::core::include_str!(#gen_file)),
-                &[#((<::std::path::PathBuf as ::core::convert::From<&str>>::from(#class_labels), <::std::string::String as ::core::convert::From<&str>>::from(::core::include_str!(#class_files)))),*],
-            )
-            .map_err(|d| ::hk_runtime::Error::schema(::std::format!("{}", d)))
+        /// # Panics
+        /// Never for a schema that compiled (the macro parsed the same text).
+        #[inline]
+        pub fn schema() -> &'static ::std::sync::Arc<::hk_runtime::Schema> {
+            static SCHEMA: ::std::sync::OnceLock<::std::sync::Arc<::hk_runtime::Schema>> =
+                ::std::sync::OnceLock::new();
+            SCHEMA.get_or_init(|| match #build {
+                ::core::result::Result::Ok(s) => ::std::sync::Arc::new(s),
+                ::core::result::Result::Err(e) => {
+                    ::core::panic!("the embedded schema {} is not valid: {}", GENERATION, e)
+                }
+            })
         }
-        /// Reads a packfile and converts every object to its generated class.
+        /// Decodes a packfile into the generated classes, straight from its bytes (no
+        /// graph is built).
         ///
         /// # Errors
-        /// A malformed file, or an object of a class not generated here.
-        pub fn read_packfile(bytes: &[u8]) -> ::hk_runtime::Result<(::hk_runtime::graph::Graph, ::std::vec::Vec<AnyObject>)> {
-            let schema = runtime_schema()?;
-            let pf = ::hk_runtime::packfile::Packfile::parse(bytes)?;
-            let (graph, _) = ::hk_runtime::packfile::read::read(&pf, &schema, ::core::default::Default::default())?;
-            let typed = ::core::iter::Iterator::collect::<::hk_runtime::Result<::std::vec::Vec<_>>>(::core::iter::Iterator::map(graph.objects.iter(), AnyObject::from_object))?;
-            ::core::result::Result::Ok((graph, typed))
+        /// A malformed file (every invariant the dynamic reader checks), or an object of a
+        /// class not generated here.
+        pub fn decode_file(bytes: &[u8]) -> ::hk_runtime::Result<#rt::TypedFile<AnyObject>> {
+            #rt::TypedFile::decode(bytes)
         }
-        /// Reads a packfile or tagfile and converts every object to its generated class.
-        ///
-        /// # Errors
-        /// A malformed file, or an object of a class not generated here.
-        pub fn read(bytes: &[u8]) -> ::hk_runtime::Result<(::hk_runtime::graph::Graph, ::hk_runtime::file::Origin, ::std::vec::Vec<AnyObject>)> {
-            let schema = runtime_schema()?;
-            let (graph, origin) = ::hk_runtime::file::read(bytes, &schema)?;
-            let typed = ::core::iter::Iterator::collect::<::hk_runtime::Result<::std::vec::Vec<_>>>(::core::iter::Iterator::map(graph.objects.iter(), AnyObject::from_object))?;
-            ::core::result::Result::Ok((graph, origin, typed))
-        }
-        /// Reads a file (packfile or tagfile), takes every object through its generated
-        /// class and back, and writes the file again.
-        ///
-        /// # Errors
-        /// As [`read`], or a value the writer cannot place.
-        pub fn typed_roundtrip(bytes: &[u8]) -> ::hk_runtime::Result<::std::vec::Vec<u8>> {
-            let schema = runtime_schema()?;
-            let (mut graph, origin, typed) = read(bytes)?;
-            for (o, t) in ::core::iter::Iterator::zip(graph.objects.iter_mut(), typed) {
-                o.fields = t.to_fields();
+    })
+}
+
+/// `AnyObject` and its `AnyClass` impl.
+fn any_object(schema: &hk_runtime::Schema, models: &[Model<'_>]) -> TokenStream {
+    let rt = quote!(::hk_runtime::typed);
+    let tys: Vec<_> = models.iter().map(|m| &m.ty).collect();
+    let names: Vec<&str> = models.iter().map(|m| m.class.name.as_str()).collect();
+    let mut sig_names: Vec<&str> = names.clone();
+    let mut sigs: Vec<u32> = models.iter().map(|m| m.signature).collect();
+    for r in REFLECTION_CLASSES {
+        if !sig_names.contains(&r) {
+            if let Ok(s) = hk_runtime::schema::signature::signature(schema, r) {
+                sig_names.push(r);
+                sigs.push(s.value);
             }
-            ::hk_runtime::file::write(&graph, &schema, &origin)
         }
+    }
+    let align = schema.generation.packfile.string_align;
+    quote! {
         /// An object of any generated class.
         #[derive(Clone, Debug, PartialEq)]
         #[allow(clippy::large_enum_variant)]
         pub enum AnyObject {
             #(
                 #[allow(missing_docs)]
-                #variants(#variants),
+                #tys(#tys),
             )*
         }
         impl AnyObject {
-            /// Decodes a graph object of one of the generated classes.
-            ///
-            /// # Errors
-            /// A class this module does not generate, or a member that does not fit.
-            pub fn from_object(o: &::hk_runtime::graph::Object) -> ::hk_runtime::Result<Self> {
-                match o.class.as_str() {
-                    #(#class_names => <#variants as ::hk_runtime::typed::HkClass>::from_fields(&o.fields).map(Self::#variants),)*
-                    other => ::core::result::Result::Err(::hk_runtime::Error::schema(::std::format!("class `{}` is not generated here", other))),
-                }
-            }
             /// The class name.
             pub fn class_name(&self) -> &'static str {
-                match self { #(Self::#variants(_) => <#variants as ::hk_runtime::typed::HkClass>::NAME,)* }
-            }
-            /// The object's members as graph fields.
-            pub fn to_fields(&self) -> ::std::vec::Vec<::hk_runtime::graph::Field> {
-                match self { #(Self::#variants(x) => ::hk_runtime::typed::HkClass::to_fields(x),)* }
+                #rt::AnyClass::class_name(self)
             }
         }
-    })
+        impl #rt::AnyClass for AnyObject {
+            const STRING_ALIGN: u32 = #align;
+            fn decoder(name: &str) -> ::core::option::Option<#rt::DecodeFn<Self>> {
+                let f: #rt::DecodeFn<Self> = match name {
+                    #(#names => |d, loc| #rt::read::decode_object::<#tys>(d, loc).map(Self::#tys),)*
+                    _ => return ::core::option::Option::None,
+                };
+                ::core::option::Option::Some(f)
+            }
+            fn class_name(&self) -> &'static str {
+                match self {
+                    #(Self::#tys(_) => <#tys as #rt::HkClass>::NAME,)*
+                }
+            }
+            fn body_size(&self, ri: usize) -> u32 {
+                match self {
+                    #(Self::#tys(_) => <#tys as #rt::Class>::SIZES[ri],)*
+                }
+            }
+            fn encode<'m>(&'m self, w: &mut #rt::Out<'_, 'm>, ri: usize) -> ::hk_runtime::Result<()> {
+                match self {
+                    #(Self::#tys(x) => #rt::Class::encode_members(x, w, 0, ri),)*
+                }
+            }
+            fn slot_mut(
+                &mut self,
+                path: &[::hk_runtime::graph::Seg],
+                class: bool,
+            ) -> ::core::option::Option<&mut ::core::option::Option<::hk_runtime::graph::Ptr>> {
+                match self {
+                    #(Self::#tys(x) => #rt::Class::slot_mut(x, path, class),)*
+                }
+            }
+            fn each_ptr(&self, f: &mut dyn ::core::ops::FnMut(&::hk_runtime::graph::Ptr)) {
+                match self {
+                    #(Self::#tys(x) => #rt::Class::each_ptr(x, f),)*
+                }
+            }
+            fn signature(name: &str) -> ::core::option::Option<u32> {
+                match name {
+                    #(#sig_names => ::core::option::Option::Some(#sigs),)*
+                    // A class-name list of another writer (Havok 5.5 names every class it
+                    // registered): the embedded schema knows the rest.
+                    _ => {
+                        let s = schema();
+                        s.class_id(name).and_then(|c| s.signature_of(c).ok())
+                    }
+                }
+            }
+            #[inline]
+            fn to_object(&self, schema: &::hk_runtime::Schema) -> ::hk_runtime::Result<::hk_runtime::graph::Object> {
+                match self {
+                    #(Self::#tys(x) => #rt::convert::to_object(x, schema),)*
+                }
+            }
+            #[inline]
+            fn from_object(
+                schema: &::hk_runtime::Schema,
+                o: &::hk_runtime::graph::Object,
+            ) -> ::hk_runtime::Result<Self> {
+                let g = #rt::GraphObject { schema, object: o };
+                match schema.name_of(o.class) {
+                    #(#names => #rt::convert::from_object::<#tys>(g).map(Self::#tys),)*
+                    other => ::core::result::Result::Err(::hk_runtime::Error::convert(
+                        ::hk_runtime::error::ConvertError::Class(::std::string::ToString::to_string(other)),
+                    )),
+                }
+            }
+        }
+        impl ::core::convert::TryFrom<#rt::GraphObject<'_>> for AnyObject {
+            type Error = ::hk_runtime::Error;
+            #[inline]
+            fn try_from(o: #rt::GraphObject<'_>) -> ::hk_runtime::Result<Self> {
+                <Self as #rt::AnyClass>::from_object(o.schema, o.object)
+            }
+        }
+        impl ::core::convert::TryFrom<&AnyObject> for ::hk_runtime::graph::Object {
+            type Error = ::hk_runtime::Error;
+            #[inline]
+            fn try_from(x: &AnyObject) -> ::hk_runtime::Result<Self> {
+                <AnyObject as #rt::AnyClass>::to_object(x, schema())
+            }
+        }
+    }
 }

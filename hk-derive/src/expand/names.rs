@@ -27,6 +27,14 @@ pub fn class_type(name: &str) -> Ident {
     Ident::new(&clean(&name.to_upper_camel_case()), Span::call_site())
 }
 
+/// The view type of a class: `hkaSkeleton` → `HkaSkeletonView`.
+pub fn view_type(name: &str) -> Ident {
+    Ident::new(
+        &format!("{}View", clean(&name.to_upper_camel_case())),
+        Span::call_site(),
+    )
+}
+
 /// The Rust type name of enum `e` declared by `class`: `HkpMotionMotionType`.
 pub fn enum_type(class: &str, e: &str) -> Ident {
     Ident::new(
@@ -57,9 +65,4 @@ pub fn variant(name: &str) -> Ident {
     } else {
         Ident::new(&s, Span::call_site())
     }
-}
-
-/// An associated constant of a flags type: `ALIGN_16` → `ALIGN_16`.
-pub fn constant(name: &str) -> Ident {
-    Ident::new(&clean(&name.to_uppercase()), Span::call_site())
 }

@@ -2,4 +2,5 @@
 
 pub mod args;
 pub mod ctxt;
+pub mod model;
 pub mod schema;

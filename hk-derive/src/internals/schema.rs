@@ -1,23 +1,55 @@
 //! Loading the schema folder a macro names, with errors that point at the macro call and
 //! name the schema file, line and key.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hk_runtime::Schema;
 use syn::LitStr;
 
 use super::ctxt::Ctxt;
 
-/// Loads the folder `path` (relative to the calling crate's manifest) or records why not.
+/// The folders a relative schema path is tried against, nearest first: the calling crate's
+/// manifest folder and its ancestors (so a workspace-relative path works from any member);
+/// then, for a binary whose source lives outside its package (trybuild compiles UI tests as
+/// `[[bin]]` targets of a project under the target directory, pointing at the test files in
+/// the checkout), the source file's folders, so the path resolves against the checkout
+/// wherever `CARGO_TARGET_DIR` is.
+fn bases() -> Vec<PathBuf> {
+    let manifest =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
+    let mut out: Vec<PathBuf> = manifest.ancestors().map(PathBuf::from).collect();
+    if let Some(src) = std::env::var("CARGO_BIN_NAME")
+        .ok()
+        .and_then(|bin| bin_source(&manifest, &bin))
+    {
+        out.extend(src.ancestors().skip(1).map(PathBuf::from));
+    }
+    out
+}
+
+/// The source file of binary target `bin` as the package manifest in `dir` declares it.
+fn bin_source(dir: &Path, bin: &str) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
+    let manifest: toml::Table = toml::from_str(&text).ok()?;
+    let path = manifest
+        .get("bin")?
+        .as_array()?
+        .iter()
+        .find(|b| b.get("name").and_then(toml::Value::as_str) == Some(bin))?
+        .get("path")?
+        .as_str()?;
+    Some(dir.join(path))
+}
+
+/// Loads the folder `path` (relative to the calling crate's manifest folder or one of its
+/// ancestors, see [`bases`]; or absolute) or records why not.
 pub fn load(cx: &Ctxt, path: &LitStr) -> Option<(PathBuf, Schema)> {
-    let base = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into()));
-    // Relative to the calling crate's manifest, else to the nearest ancestor that has it
-    // (a workspace root, or the project trybuild compiles UI tests in).
-    let dir = base
-        .ancestors()
+    let bases = bases();
+    let dir = bases
+        .iter()
         .map(|a| a.join(path.value()))
         .find(|d| d.is_dir())
-        .unwrap_or_else(|| base.join(path.value()));
+        .unwrap_or_else(|| bases[0].join(path.value()));
     if !dir.is_dir() {
         cx.error(
             path.span(),

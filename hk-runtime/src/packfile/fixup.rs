@@ -1,4 +1,4 @@
-//! Fixup tables (seed 000, "Structure" and "Fixups, arrays and padding").
+//! Fixup tables (docs/packfile-format.md §4, and §5 for the export and import tables).
 //!
 //! Pointers are not stored in the data: a pointer slot is non-null exactly when a fixup
 //! names it. Tables end in 0xFFFFFFFF words up to a 16-byte boundary.
@@ -76,6 +76,47 @@ fn table<const N: usize>(
         o += rec;
     }
     Ok(out)
+}
+
+/// Calls `f` with each `N`-word record from `from` to `to` (section-relative), stopping at
+/// the first record whose first word is 0xFFFFFFFF; no table is copied.
+///
+/// # Errors
+/// A record cut off by the end of its table, or what `f` returns.
+pub fn each<const N: usize>(
+    b: &Bytes<'_>,
+    s: &Section,
+    from: u32,
+    to: u32,
+    what: &str,
+    mut f: impl FnMut([u32; N]) -> Result<()>,
+) -> Result<()> {
+    let rec = 4 * N as u64;
+    let start = s.abs(from);
+    let end = s.abs(to).max(start);
+    let bytes = b.slice(start, end - start)?;
+    let e = b.endian();
+    let mut o = 0usize;
+    while o + 4 <= bytes.len() {
+        let first = <u32 as crate::bytes::Scalar>::read(&bytes[o..], e);
+        if first == END {
+            break;
+        }
+        let Some(record) = bytes.get(o..o + rec as usize) else {
+            return Err(Error::invalid(
+                start + o as u64,
+                format!("{what} fixup record runs past its table"),
+            )
+            .in_(s.tag.clone()));
+        };
+        let mut r = [0u32; N];
+        for (v, c) in r.iter_mut().zip(record.chunks_exact(4)) {
+            *v = <u32 as crate::bytes::Scalar>::read(c, e);
+        }
+        f(r)?;
+        o += rec as usize;
+    }
+    Ok(())
 }
 
 /// The local fixups of `s`.

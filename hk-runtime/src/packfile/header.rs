@@ -1,14 +1,27 @@
-//! The packfile header (seed 000, "Structure").
+//! The packfile header (docs/packfile-format.md §2).
 
 use crate::bytes::Bytes;
-use crate::error::{Error, ErrorKind, Result};
-use crate::layout::{Endian, LayoutRules};
+use crate::error::{Error, ReadError, Result};
+use crate::rules::{Endian, LayoutRules};
 
 /// The eight magic bytes every packfile starts with.
 pub const MAGIC: [u8; 8] = [0x57, 0xE0, 0xE0, 0x57, 0x10, 0xC0, 0xC0, 0x10];
 
 /// Size of the fixed header.
 pub const HEADER_SIZE: u64 = 0x40;
+
+/// The reflection classes every generation describes itself with, and every packfile
+/// lists first in its class-name section.
+pub const REFLECTION_CLASSES: [&str; 4] =
+    ["hkClass", "hkClassMember", "hkClassEnum", "hkClassEnumItem"];
+
+/// The flag Havok sets in every serialized array's capacity word (docs/packfile-format.md
+/// §7.2: bit 31 is set in every `hkArray` header of the corpus).
+pub const DONT_DEALLOCATE: u32 = 0x8000_0000;
+
+/// The capacity word's flag bits. Havok 5.5 and 6.6 set 0x40000000 as well on some arrays
+/// (havoklib-550/660: hkxEnvironment.variables, spline blockOffsets); it is kept per array.
+pub const FLAG_MASK: u32 = 0xC000_0000;
 
 /// The 64-byte header, plus the predicate block of version 11.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,14 +85,15 @@ impl Header {
     /// Wrong magic, a truncated header, an unknown layout byte or an unsupported version.
     pub fn parse(data: &[u8]) -> Result<Header> {
         if data.len() < 8 || data[..8] != MAGIC {
-            // TAG0 tagfiles (seed 004) start with a section header; they are not packfiles.
+            // TAG0 tagfiles (docs/tagfile-format.md §1) start with a section header; they are
+            // not packfiles.
             if data.get(4..8) == Some(b"TAG0".as_slice()) {
                 return Err(Error::invalid(
                     4,
-                    "a TAG0 tagfile, not a packfile: tagfiles are not read yet",
+                    "a TAG0 tagfile, not a packfile (read it with `file::open` or `tagfile::TagFile`)",
                 ));
             }
-            return Err(Error::new(ErrorKind::BadMagic).at(0));
+            return Err(Error::read(ReadError::BadMagic).at(0));
         }
         if (data.len() as u64) < HEADER_SIZE {
             return Err(Error::truncated(0, HEADER_SIZE, data.len() as u64).in_("header"));

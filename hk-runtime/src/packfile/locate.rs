@@ -1,7 +1,7 @@
 //! Naming what owns a file offset: a header, a fixup table, or an object's member.
 
 use super::{Loc, Packfile};
-use crate::layout::Layouts;
+use crate::schema::layout::Layouts;
 use crate::schema::Schema;
 use crate::types::TypeKind;
 

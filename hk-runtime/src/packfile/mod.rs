@@ -1,34 +1,38 @@
-//! Binary packfiles (Havok 5.5 to 2014, file versions 5 to 11), seed 000.
+//! Binary packfiles (Havok 5.5 to 2014, file versions 5 to 11), docs/packfile-format.md.
 //!
 //! [`Packfile::parse`] reads the header, the section table, the fixups and the class-name
 //! list without copying the data; [`Packfile::resolve`] follows a pointer slot.
 
+pub mod check;
 pub mod fixup;
 pub mod header;
+pub mod info;
 pub mod locate;
+pub mod metadata;
 pub mod read;
+pub mod reader;
 pub mod section;
 pub(crate) mod view;
 pub mod write;
-
-use std::collections::HashMap;
+pub mod writer;
 
 pub use fixup::{GlobalFixup, LocalFixup, VirtualFixup};
 pub use header::Header;
+pub use info::PackfileInfo;
 pub use section::Section;
 
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
 
 /// An entry of the class-name section: `u32 signature, 0x09, name\0`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClassName {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClassName<'a> {
     /// Offset of the name in the class-name section (what virtual fixups name).
     pub offset: u32,
     /// The stored signature.
     pub signature: u32,
-    /// The class name.
-    pub name: String,
+    /// The class name, borrowed from the file.
+    pub name: &'a str,
 }
 
 /// A location in a packfile: section index and section-relative offset.
@@ -40,29 +44,34 @@ pub struct Loc {
     pub offset: u32,
 }
 
-/// A parsed packfile.
+/// A parsed packfile: header, sections and every fixup table, indexed for lookups in
+/// logarithmic time (no table is searched linearly per object or per pointer).
 #[derive(Debug)]
 pub struct Packfile<'a> {
     /// The header.
     pub header: Header,
     /// Section headers in file order.
     pub sections: Vec<Section>,
-    /// Class names and their stored signatures, in section order.
-    pub class_names: Vec<ClassName>,
+    /// Class names and their stored signatures, in section order (ascending offsets).
+    pub class_names: Vec<ClassName<'a>>,
     bytes: Bytes<'a>,
-    pointers: HashMap<Loc, Loc>,
+    /// Local and global fixups, `(source, target)`, sorted by source.
+    pointers: Vec<(Loc, Loc)>,
+    /// Objects (virtual fixups): location and index into `class_names`, sorted by location.
     objects: Vec<(Loc, u32)>,
     /// Exported objects by name.
     pub exports: Vec<(Loc, String)>,
-    /// Pointer slots that name an object of another file.
-    pub imports: HashMap<Loc, String>,
+    /// Pointer slots that name an object of another file, sorted by slot.
+    pub imports: Vec<(Loc, String)>,
 }
 
 impl<'a> Packfile<'a> {
     /// Parses `data`.
     ///
     /// # Errors
-    /// Any structural problem, with its offset.
+    /// Any structural problem, with its offset: a table that runs past its section, a
+    /// fixup outside its target section, two fixups for one pointer slot, two objects at
+    /// one place, an object whose class name is not an entry of the class-name section.
     pub fn parse(data: &'a [u8]) -> Result<Self> {
         let header = Header::parse(data)?;
         let bytes = Bytes::new(data, header.layout.endian);
@@ -70,8 +79,8 @@ impl<'a> Packfile<'a> {
         let size = header.section_header_size();
         let count = u64::from(header.section_count);
         let avail = (data.len() as u64).saturating_sub(first);
-        if count * size > avail {
-            return Err(Error::truncated(first, count * size, avail).in_("section headers"));
+        if count.saturating_mul(size) > avail {
+            return Err(Error::count(first, count, size, avail).in_("section headers"));
         }
         let mut sections = Vec::with_capacity(count as usize);
         for i in 0..header.section_count {
@@ -82,53 +91,102 @@ impl<'a> Packfile<'a> {
             sections,
             class_names: Vec::new(),
             bytes,
-            pointers: HashMap::new(),
+            pointers: Vec::new(),
             objects: Vec::new(),
             exports: Vec::new(),
-            imports: HashMap::new(),
+            imports: Vec::new(),
         };
         pf.class_names = pf.read_class_names()?;
+        let mut pointers = Vec::new();
+        let mut objects = Vec::new();
         for s in &pf.sections {
             let idx = s.index;
-            for f in fixup::local(&bytes, s)? {
-                pf.check_in(idx, f.destination, s.abs(s.local_fixups))?;
-                pf.pointers.insert(
-                    Loc {
-                        section: idx,
-                        offset: f.source,
-                    },
-                    Loc {
-                        section: idx,
-                        offset: f.destination,
-                    },
-                );
-            }
-            for f in fixup::global(&bytes, s)? {
-                let target = pf.sections.get(f.section as usize).ok_or_else(|| {
-                    Error::invalid(
-                        s.abs(s.global_fixups),
-                        format!("global fixup names section {}", f.section),
-                    )
-                })?;
-                pf.check_in(f.section, f.destination, target.abs(target.local_fixups))?;
-                pf.pointers.insert(
-                    Loc {
-                        section: idx,
-                        offset: f.source,
-                    },
-                    Loc {
-                        section: f.section,
-                        offset: f.destination,
-                    },
-                );
-            }
+            let local_limit = s.abs(s.local_fixups);
+            fixup::each::<2>(
+                &bytes,
+                s,
+                s.local_fixups,
+                s.global_fixups,
+                "local",
+                |[source, destination]| {
+                    if s.abs(destination) > local_limit {
+                        return Err(Error::invalid(
+                            s.abs(destination),
+                            format!(
+                                "fixup destination 0x{destination:X} is outside section `{}`",
+                                s.tag
+                            ),
+                        ));
+                    }
+                    pointers.push((
+                        Loc {
+                            section: idx,
+                            offset: source,
+                        },
+                        Loc {
+                            section: idx,
+                            offset: destination,
+                        },
+                    ));
+                    Ok(())
+                },
+            )?;
+            let sections = &pf.sections;
+            fixup::each::<3>(
+                &bytes,
+                s,
+                s.global_fixups,
+                s.virtual_fixups,
+                "global",
+                |[source, section, destination]| {
+                    let target = sections.get(section as usize).ok_or_else(|| {
+                        Error::invalid(
+                            s.abs(s.global_fixups),
+                            format!("global fixup names section {section}"),
+                        )
+                    })?;
+                    if target.abs(destination) > target.abs(target.local_fixups) {
+                        return Err(Error::invalid(
+                            target.abs(destination),
+                            format!(
+                                "fixup destination 0x{destination:X} is outside section `{}`",
+                                target.tag
+                            ),
+                        ));
+                    }
+                    pointers.push((
+                        Loc {
+                            section: idx,
+                            offset: source,
+                        },
+                        Loc {
+                            section,
+                            offset: destination,
+                        },
+                    ));
+                    Ok(())
+                },
+            )?;
             for f in fixup::virtual_(&bytes, s)? {
-                pf.objects.push((
+                let name = pf
+                    .class_names
+                    .binary_search_by_key(&f.class_name, |c| c.offset)
+                    .map_err(|_| {
+                        Error::invalid(
+                            s.abs(s.virtual_fixups),
+                            format!(
+                                "virtual fixup for the object at 0x{:X} names class-name offset 0x{:X}, which starts no entry",
+                                f.object, f.class_name
+                            ),
+                        )
+                        .in_(s.tag.clone())
+                    })?;
+                objects.push((
                     Loc {
                         section: idx,
                         offset: f.object,
                     },
-                    f.class_name,
+                    name as u32,
                 ));
             }
             for (offset, name) in fixup::named(&bytes, s, s.exports, s.imports)? {
@@ -141,30 +199,43 @@ impl<'a> Packfile<'a> {
                 ));
             }
             for (offset, name) in fixup::named(&bytes, s, s.imports, s.end)? {
-                pf.imports.insert(
+                pf.imports.push((
                     Loc {
                         section: idx,
                         offset,
                     },
                     name,
-                );
+                ));
             }
         }
+        if !pointers.is_sorted_by_key(|p| p.0) {
+            pointers.sort_by_key(|p| (u64::from(p.0.section) << 32) | u64::from(p.0.offset));
+        }
+        if let Some(w) = pointers.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::invalid(
+                pf.abs(w[0].0),
+                "two fixups name this pointer slot",
+            ));
+        }
+        if !objects.is_sorted() {
+            objects.sort_unstable();
+        }
+        if let Some(w) = objects.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::invalid(
+                pf.abs(w[0].0),
+                "two virtual fixups name an object here",
+            ));
+        }
+        pf.imports.sort();
+        if let Some(w) = pf.imports.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::invalid(pf.abs(w[0].0), "two imports name this slot"));
+        }
+        pf.pointers = pointers;
+        pf.objects = objects;
         Ok(pf)
     }
 
-    fn check_in(&self, section: u32, rel: u32, limit: u64) -> Result<()> {
-        let s = &self.sections[section as usize];
-        if s.abs(rel) > limit {
-            return Err(Error::invalid(
-                s.abs(rel),
-                format!("fixup destination 0x{rel:X} is outside section `{}`", s.tag),
-            ));
-        }
-        Ok(())
-    }
-
-    fn read_class_names(&self) -> Result<Vec<ClassName>> {
+    fn read_class_names(&self) -> Result<Vec<ClassName<'a>>> {
         let Some(s) = self.sections.get(self.header.class_names_section as usize) else {
             return Err(Error::invalid(
                 0x20,
@@ -172,32 +243,41 @@ impl<'a> Packfile<'a> {
             ));
         };
         let mut out = Vec::new();
-        let data = s.data(&self.bytes);
+        let data: &'a [u8] = s.data(&self.bytes);
+        let e = self.header.layout.endian;
         let mut o = 0usize;
-        while o + 5 <= data.len() {
-            let sig = self.bytes.u32(u64::from(s.start) + o as u64)?;
-            if data[o] == 0xFF && sig == 0xFFFF_FFFF {
+        while let Some(entry) = data.get(o..o + 5) {
+            let sig = <u32 as crate::bytes::Scalar>::read(entry, e);
+            if sig == 0xFFFF_FFFF {
                 break;
             }
-            if data[o + 4] != 0x09 {
+            if entry[4] != 0x09 {
                 return Err(Error::invalid(
                     s.abs(o as u32 + 4),
                     "class-name entry without its 0x09 separator",
                 ));
             }
-            let name = self.bytes.cstr(s.abs(o as u32 + 5))?;
+            let rest = &data[o + 5..];
+            let n = rest.iter().position(|&b| b == 0).ok_or_else(|| {
+                Error::invalid(
+                    s.abs(o as u32 + 5),
+                    "class name runs to the end of its section without a NUL",
+                )
+            })?;
+            let name = std::str::from_utf8(&rest[..n])
+                .map_err(|_| Error::invalid(s.abs(o as u32 + 5), "class name is not UTF-8"))?;
             out.push(ClassName {
                 offset: (o + 5) as u32,
                 signature: sig,
-                name: name.to_string(),
+                name,
             });
-            o += 5 + name.len() + 1;
+            o += 5 + n + 1;
         }
         Ok(out)
     }
 
     /// The file's layout rules (header offset 0x10).
-    pub fn rules(&self) -> crate::layout::LayoutRules {
+    pub fn rules(&self) -> crate::rules::LayoutRules {
         self.header.layout
     }
 
@@ -220,24 +300,42 @@ impl<'a> Packfile<'a> {
 
     /// Where the pointer slot at `slot` points, `None` for null.
     pub fn resolve(&self, slot: Loc) -> Option<Loc> {
-        self.pointers.get(&slot).copied()
+        self.fixup_index(slot).map(|i| self.pointers[i].1)
     }
 
-    /// Every pointer slot with a fixup, and its target.
-    pub fn pointers(&self) -> &HashMap<Loc, Loc> {
+    /// The index of the fixup for `slot` in [`Packfile::pointers`].
+    pub fn fixup_index(&self, slot: Loc) -> Option<usize> {
+        self.pointers.binary_search_by_key(&slot, |p| p.0).ok()
+    }
+
+    /// Every pointer slot with a fixup and its target, sorted by slot.
+    pub fn pointers(&self) -> &[(Loc, Loc)] {
         &self.pointers
     }
 
-    /// Every object (virtual fixup) with its class name, in table order.
-    pub fn objects(&self) -> impl Iterator<Item = (Loc, &str)> + '_ {
-        self.objects.iter().map(|(loc, name_off)| {
-            let name = self
-                .class_names
-                .iter()
-                .find(|c| c.offset == *name_off)
-                .map_or("?", |c| c.name.as_str());
-            (*loc, name)
-        })
+    /// The import that names `slot`, if any.
+    pub fn import(&self, slot: Loc) -> Option<&str> {
+        self.imports
+            .binary_search_by_key(&slot, |p| p.0)
+            .ok()
+            .map(|i| self.imports[i].1.as_str())
+    }
+
+    /// Every object (virtual fixup) with its class name, sorted by location.
+    pub fn objects(&self) -> impl ExactSizeIterator<Item = (Loc, &str)> + '_ {
+        self.objects
+            .iter()
+            .map(|(loc, n)| (*loc, self.class_names[*n as usize].name))
+    }
+
+    /// Every object with the index of its class name in [`Packfile::class_names`].
+    pub fn object_table(&self) -> &[(Loc, u32)] {
+        &self.objects
+    }
+
+    /// The index of the object at `loc` in [`Packfile::object_table`].
+    pub fn object_at(&self, loc: Loc) -> Option<usize> {
+        self.objects.binary_search_by_key(&loc, |o| o.0).ok()
     }
 
     /// The signature stored beside `class` in the class-name section.

@@ -1,4 +1,4 @@
-//! Section headers (seed 000, "Structure": seven words after a 20-byte tag).
+//! Section headers (docs/packfile-format.md §3: seven words after a 20-byte tag).
 
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use super::{Loc, Packfile};
 use crate::error::{Error, Result};
-use crate::layout::{Layouts, MemberLayout};
+use crate::schema::layout::{Layouts, MemberLayout};
 use crate::schema::Member;
 use crate::types::TypeKind;
 

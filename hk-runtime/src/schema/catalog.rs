@@ -1,79 +1,228 @@
-//! Finding the schema folder that matches a file.
+//! The schema folders hk knows, and the one rule that picks a folder for a file.
+//!
+//! A [`Catalog`] lists generations from a folder of schema folders (`schemas/`) or from
+//! texts embedded in a program. A generation whose `generation.toml` does not load is
+//! kept as a [`Catalog::problems`] entry, never skipped without a word.
+//!
+//! The rule ([`Catalog::packfile`], [`Catalog::tagfile`]): the generation with the same file
+//! version and contents version (packfiles) or SDK version (tagfiles) is an exact match; else,
+//! for packfiles, one with the same file version (file version 7 is shared by 6.6, 7.1 and
+//! 2010.1, docs/packfile-format.md §2.1 and docs/layout-and-signatures.md §5); else the nearest
+//! older one. [`Match`] says which applied, so callers can say when a file is read with a
+//! neighbouring version's classes.
 
 use std::path::{Path, PathBuf};
 
-use super::{Container, Generation};
-use crate::packfile::Header;
+use super::{Container, Diagnostics, Generation, Schema};
+
+/// Where a generation's files are.
+#[derive(Clone, Debug)]
+enum Source {
+    /// A schema folder on disk.
+    Dir(PathBuf),
+    /// Texts embedded in a program: the class files' names and contents.
+    Texts(Vec<(PathBuf, String)>, String),
+}
+
+/// One generation of a catalog.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    /// Folder name, e.g. `havok-7.1`.
+    pub name: String,
+    /// Its `generation.toml`.
+    pub generation: Generation,
+    source: Source,
+}
+
+impl Entry {
+    /// The folder on disk, for a catalog read from one.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Dir(d) => Some(d),
+            Source::Texts(..) => None,
+        }
+    }
+
+    /// Loads and validates the generation's classes.
+    ///
+    /// # Errors
+    /// Every problem of its files, with file, line and key.
+    pub fn load(&self) -> Result<Schema, Diagnostics> {
+        match &self.source {
+            Source::Dir(d) => Schema::load(d),
+            Source::Texts(classes, generation) => {
+                let gen_path = PathBuf::from(&self.name).join("generation.toml");
+                Schema::parse((&gen_path, generation), classes)
+            }
+        }
+    }
+}
+
+/// A schema folder held in memory: its name, its `generation.toml` text, and its class
+/// files (path relative to the folder, text).
+pub type EmbeddedFolder = (String, String, Vec<(PathBuf, String)>);
+
+/// How a generation was matched to a file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Match {
+    /// Same file version and contents version (or SDK version).
+    Exact,
+    /// Same packfile file version, another contents version.
+    SameFileVersion,
+    /// The nearest older version: the file's own version has no schema.
+    Older,
+}
+
+impl Match {
+    /// Whether the file's version is the schema's.
+    pub fn is_exact(self) -> bool {
+        self == Match::Exact
+    }
+}
+
+/// The generations hk can read files with.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    entries: Vec<Entry>,
+    problems: Vec<(String, Diagnostics)>,
+}
+
+impl Catalog {
+    /// Every schema folder under `root` (a folder holding `generation.toml` is one).
+    ///
+    /// # Errors
+    /// When `root` cannot be listed.
+    pub fn from_dir(root: &Path) -> std::io::Result<Catalog> {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.join("generation.toml").is_file())
+            .collect();
+        dirs.sort();
+        let mut c = Catalog::default();
+        for d in dirs {
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            match Generation::load(&d) {
+                Ok(generation) => c.entries.push(Entry {
+                    name,
+                    generation,
+                    source: Source::Dir(d),
+                }),
+                Err(diags) => c.problems.push((name, diags)),
+            }
+        }
+        Ok(c)
+    }
+
+    /// A catalog of embedded generations: each folder name, its `generation.toml` text and
+    /// its class files (path relative to the folder, text).
+    pub fn from_texts(folders: Vec<EmbeddedFolder>) -> Catalog {
+        let mut c = Catalog::default();
+        for (name, gen_text, classes) in folders {
+            let path = PathBuf::from(&name).join("generation.toml");
+            match Generation::parse(&path, &gen_text) {
+                Ok(generation) => c.entries.push(Entry {
+                    name,
+                    generation,
+                    source: Source::Texts(classes, gen_text),
+                }),
+                Err(diags) => c.problems.push((name, diags)),
+            }
+        }
+        c.entries.sort_by(|a, b| a.name.cmp(&b.name));
+        c
+    }
+
+    /// Every generation that loaded.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Generations whose `generation.toml` does not load, with why.
+    pub fn problems(&self) -> &[(String, Diagnostics)] {
+        &self.problems
+    }
+
+    /// The generation called `name`.
+    pub fn get(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.name == name)
+    }
+
+    /// The packfile generation for a file version and contents version.
+    pub fn packfile(&self, file_version: u32, contents_version: &str) -> Option<(&Entry, Match)> {
+        let packs = || {
+            self.entries
+                .iter()
+                .filter(|e| e.generation.container == Container::Packfile)
+        };
+        if let Some(e) = packs().find(|e| {
+            e.generation.file_version == file_version
+                && e.generation.contents_version == contents_version
+        }) {
+            return Some((e, Match::Exact));
+        }
+        if let Some(e) = packs().find(|e| e.generation.file_version == file_version) {
+            return Some((e, Match::SameFileVersion));
+        }
+        packs()
+            .filter(|e| e.generation.file_version <= file_version)
+            .max_by_key(|e| e.generation.file_version)
+            .map(|e| (e, Match::Older))
+    }
+
+    /// The tagfile generation for SDK version `sdk` (`20150100`).
+    pub fn tagfile(&self, sdk: &str) -> Option<(&Entry, Match)> {
+        self.entries
+            .iter()
+            .filter(|e| {
+                e.generation.container == Container::Tagfile
+                    && e.generation.contents_version.as_str() <= sdk
+            })
+            .max_by(|a, b| {
+                a.generation
+                    .contents_version
+                    .cmp(&b.generation.contents_version)
+            })
+            .map(|e| {
+                let m = if e.generation.contents_version == sdk {
+                    Match::Exact
+                } else {
+                    Match::Older
+                };
+                (e, m)
+            })
+    }
+}
 
 /// Every schema folder under `root` with a readable `generation.toml`, sorted by path.
 pub fn generations(root: &Path) -> Vec<(PathBuf, Generation)> {
-    let mut out: Vec<(PathBuf, Generation)> = std::fs::read_dir(root)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter_map(|p| Generation::load(&p).ok().map(|g| (p, g)))
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
-}
-
-/// The packfile schema folder under `root` for header `h`: the one with the same file version
-/// and contents version, else the same file version (file version 7 is shared by 6.6, 7.1 and
-/// 2010.1, notes "Member-type numbering"), else the nearest older file version.
-pub fn for_packfile(root: &Path, h: &Header) -> Option<PathBuf> {
-    for_version(root, h.file_version, &h.contents_version())
-}
-
-/// The schema to decode a packfile with: the file's own class metadata when it carries
-/// some (exact for that file), else the folder under `root` that matches its header.
-///
-/// # Errors
-/// No folder matches, the folder does not load, or the metadata is malformed.
-pub fn packfile_schema(
-    root: &Path,
-    pf: &crate::packfile::Packfile<'_>,
-) -> crate::Result<super::Schema> {
-    let dir = for_packfile(root, &pf.header).ok_or_else(|| {
-        crate::Error::schema(format!(
-            "no schema folder under {} matches file version {} ({})",
-            root.display(),
-            pf.header.file_version,
-            pf.header.contents_version()
-        ))
-    })?;
-    let schema = super::Schema::load(&dir)
-        .map_err(|d| crate::Error::schema(format!("{}:\n{d}", dir.display())))?;
-    Ok(match crate::metadata::extract(pf, &schema)? {
-        Some(own) => own,
-        None => schema,
-    })
-}
-
-/// The schema folder under `root` for a file version and contents version (the header's
-/// rule, for dumps that carry both).
-pub fn for_version(root: &Path, file_version: u32, contents_version: &str) -> Option<PathBuf> {
-    let gens: Vec<_> = generations(root)
-        .into_iter()
-        .filter(|(_, g)| g.container == Container::Packfile)
-        .collect();
-    gens.iter()
-        .find(|(_, g)| g.file_version == file_version && g.contents_version == contents_version)
-        .or_else(|| gens.iter().find(|(_, g)| g.file_version == file_version))
-        .or_else(|| {
-            gens.iter()
-                .filter(|(_, g)| g.file_version <= file_version)
-                .max_by_key(|(_, g)| g.file_version)
+    Catalog::from_dir(root)
+        .map(|c| {
+            c.entries
+                .into_iter()
+                .filter_map(|e| match e.source {
+                    Source::Dir(d) => Some((d, e.generation)),
+                    Source::Texts(..) => None,
+                })
+                .collect()
         })
-        .map(|(p, _)| p.clone())
+        .unwrap_or_default()
 }
 
-/// The tagfile generation under `root` for SDK version `sdk` (`20150100`): the folder whose
-/// contents version is `sdk`, else the newest older one.
+/// The packfile schema folder under `root` for a file version and contents version
+/// ([`Catalog::packfile`]'s rule).
+pub fn for_version(root: &Path, file_version: u32, contents_version: &str) -> Option<PathBuf> {
+    let c = Catalog::from_dir(root).ok()?;
+    c.packfile(file_version, contents_version)
+        .and_then(|(e, _)| e.dir().map(Path::to_path_buf))
+}
+
+/// The tagfile generation under `root` for SDK version `sdk` ([`Catalog::tagfile`]'s
+/// rule).
 pub fn for_tagfile(root: &Path, sdk: &str) -> Option<(PathBuf, Generation)> {
-    let mut gens: Vec<_> = generations(root)
-        .into_iter()
-        .filter(|(_, g)| g.container == Container::Tagfile && g.contents_version.as_str() <= sdk)
-        .collect();
-    gens.sort_by(|a, b| a.1.contents_version.cmp(&b.1.contents_version));
-    gens.pop()
+    let c = Catalog::from_dir(root).ok()?;
+    c.tagfile(sdk)
+        .and_then(|(e, _)| e.dir().map(|d| (d.to_path_buf(), e.generation.clone())))
 }

@@ -4,8 +4,8 @@
 
 use std::collections::HashMap;
 
+use super::layout::Layouts;
 use super::{Class, Generation, Schema};
-use crate::layout::Layouts;
 
 /// Whether class `name`'s own start agrees with what the source states: its first member's
 /// offset, or its size when it has no members.
@@ -20,37 +20,38 @@ fn start_agrees(layouts: &mut Layouts<'_>, c: &Class) -> bool {
 }
 
 /// Sets interface counts: for each class, parents first, the smallest count (0 to 4) that
-/// puts its first member (or its end) where the source states. Seed 000 lists the table slots
-/// before the first member; the notes: "Where a dump does not record them, infer them from
-/// member offsets."
+/// puts its first member (or its end) where the source states: the table slots come before
+/// the first member, and sources that do not state interface counts get them inferred
+/// (docs/layout-and-signatures.md §3 rule 2).
+///
+/// One schema is built and tuned in place; each attempt lays out only the class and what it
+/// depends on.
 pub fn interfaces(generation: &Generation, classes: &mut [Class]) -> Result<(), String> {
-    let order = topo(classes);
-    let build = |classes: &[Class]| {
-        Schema::new(generation.clone(), classes.to_vec()).map_err(|d| d.to_string())
-    };
-    let mut schema = build(classes)?;
-    for idx in order {
-        if start_agrees(&mut Layouts::new(&schema, generation.layout), &classes[idx]) {
+    let mut schema = build(generation, classes)?;
+    for idx in topo(classes) {
+        if start_agrees(
+            &mut Layouts::new(&schema, generation.layout),
+            &schema.classes()[idx],
+        ) {
             continue;
         }
-        let original = classes[idx].interfaces;
+        let original = schema.classes()[idx].interfaces;
         let mut fixed = false;
         for i in (0..=4u32).filter(|&i| i != original) {
-            classes[idx].interfaces = i;
-            let candidate = build(classes)?;
+            schema.class_mut(idx).interfaces = i;
             if start_agrees(
-                &mut Layouts::new(&candidate, generation.layout),
-                &classes[idx],
+                &mut Layouts::new(&schema, generation.layout),
+                &schema.classes()[idx],
             ) {
-                schema = candidate;
                 fixed = true;
                 break;
             }
         }
         if !fixed {
-            classes[idx].interfaces = original;
+            schema.class_mut(idx).interfaces = original;
         }
     }
+    copy_back(&schema, classes);
     Ok(())
 }
 
@@ -58,28 +59,43 @@ pub fn interfaces(generation: &Generation, classes: &mut [Class]) -> Result<(), 
 /// members it does not reflect (hkpWorld's runtime state, for one): record the distance as
 /// that member's `gap_before`, which moves the layout without entering the signature.
 pub fn gaps(generation: &Generation, classes: &mut [Class]) -> Result<(), String> {
+    let mut schema = build(generation, classes)?;
     for idx in topo(classes) {
-        gaps_of(generation, classes, idx)?;
+        gaps_of(generation, &mut schema, idx);
     }
+    copy_back(&schema, classes);
     Ok(())
 }
 
 fn build(generation: &Generation, classes: &[Class]) -> Result<Schema, String> {
-    Schema::new(generation.to_owned(), classes.to_vec()).map_err(|d| d.to_string())
+    let schema = Schema::new(generation.to_owned(), classes.to_vec()).map_err(|d| d.to_string())?;
+    if schema.classes().len() != classes.len() {
+        return Err("classes repeat a name".into());
+    }
+    Ok(schema)
+}
+
+fn copy_back(schema: &Schema, classes: &mut [Class]) {
+    for (c, tuned) in classes.iter_mut().zip(schema.classes()) {
+        c.interfaces = tuned.interfaces;
+        for (m, t) in c.members.iter_mut().zip(&tuned.members) {
+            m.gap_before = t.gap_before;
+        }
+    }
 }
 
 /// The gaps of class `idx` alone; its parents are taken as they are.
-fn gaps_of(generation: &Generation, classes: &mut [Class], idx: usize) -> Result<(), String> {
+fn gaps_of(generation: &Generation, schema: &mut Schema, idx: usize) {
     // One gap at a time: each insertion moves every later member.
-    for _ in 0..classes[idx].members.len() {
-        let schema = build(generation, classes)?;
-        let Ok(layout) = Layouts::new(&schema, generation.layout)
-            .class(&classes[idx].name)
+    for _ in 0..schema.classes()[idx].members.len() {
+        let name = schema.classes()[idx].name.clone();
+        let Ok(layout) = Layouts::new(schema, generation.layout)
+            .class(&name)
             .cloned()
         else {
             break;
         };
-        let c = &mut classes[idx];
+        let c = &schema.classes()[idx];
         let first_off = c
             .members
             .iter()
@@ -92,20 +108,18 @@ fn gaps_of(generation: &Generation, classes: &mut [Class], idx: usize) -> Result
             break;
         }
         // Both offsets are aligned to the member, so the difference keeps it aligned.
-        c.members[k].gap_before += stated - computed;
+        schema.class_mut(idx).members[k].gap_before += stated - computed;
     }
-    Ok(())
 }
 
 /// How many of class `idx`'s stated offsets and size the layout misses.
-fn misses(generation: &Generation, classes: &[Class], idx: usize) -> Result<usize, String> {
-    let schema = build(generation, classes)?;
-    let c = &classes[idx];
-    let Ok(l) = Layouts::new(&schema, generation.layout)
+fn misses(generation: &Generation, schema: &Schema, idx: usize) -> usize {
+    let c = &schema.classes()[idx];
+    let Ok(l) = Layouts::new(schema, generation.layout)
         .class(&c.name)
         .cloned()
     else {
-        return Ok(usize::MAX);
+        return usize::MAX;
     };
     let offsets = c
         .members
@@ -113,7 +127,7 @@ fn misses(generation: &Generation, classes: &[Class], idx: usize) -> Result<usiz
         .zip(&l.members)
         .filter(|(m, ml)| m.expected_offset.is_some_and(|o| o != ml.offset))
         .count();
-    Ok(offsets + usize::from(c.expected_size.is_some_and(|s| s != l.size)))
+    offsets + usize::from(c.expected_size.is_some_and(|s| s != l.size))
 }
 
 /// Interface count and gaps together, class by class with parents first: for each class the
@@ -122,27 +136,30 @@ fn misses(generation: &Generation, classes: &[Class], idx: usize) -> Result<usiz
 /// Used for tagfile type tables, whose memberless bases (hkpShapeBase) make the two
 /// separate passes pick an interface count that a gap should have explained.
 pub fn fit(generation: &Generation, classes: &mut [Class]) -> Result<(), String> {
+    let mut schema = build(generation, classes)?;
     for idx in topo(classes) {
-        let original = classes[idx].clone();
+        let original = schema.classes()[idx].clone();
         let mut best: Option<(usize, Class)> = None;
         let counts = std::iter::once(original.interfaces)
             .chain((0..=4).filter(|&i| i != original.interfaces));
         for i in counts {
-            classes[idx] = original.clone();
-            classes[idx].interfaces = i;
-            gaps_of(generation, classes, idx)?;
-            let score = misses(generation, classes, idx)?;
+            let c = schema.class_mut(idx);
+            *c = original.clone();
+            c.interfaces = i;
+            gaps_of(generation, &mut schema, idx);
+            let score = misses(generation, &schema, idx);
             if best.as_ref().is_none_or(|(s, _)| score < *s) {
-                best = Some((score, classes[idx].clone()));
+                best = Some((score, schema.classes()[idx].clone()));
             }
             if score == 0 {
                 break;
             }
         }
         if let Some((_, c)) = best {
-            classes[idx] = c;
+            *schema.class_mut(idx) = c;
         }
     }
+    copy_back(&schema, classes);
     Ok(())
 }
 

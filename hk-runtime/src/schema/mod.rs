@@ -3,27 +3,41 @@
 //! See `schemas/README.md` for the TOML format. [`Schema::load`] reads and validates a
 //! folder; [`Schema::to_folder`] writes one (used by `hk schema extract`).
 
+#[cfg(feature = "load")]
 pub mod catalog;
 mod diagnostic;
+pub mod embed;
 pub mod infer;
+pub mod layout;
+#[cfg(feature = "load")]
 mod load;
+pub mod plan;
+pub mod report;
+pub mod shape;
+pub mod signature;
+mod validate;
+#[cfg(feature = "load")]
 mod write;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 
 pub use diagnostic::{Diagnostic, Diagnostics};
+pub use layout::{ClassLayout, Layouts, MemberLayout};
+pub use plan::{ClassPlan, Elem, MemberPlan, Op};
+pub use shape::{ArrayKind, Shape};
 
 use crate::error::{Error, Result};
-use crate::layout::LayoutRules;
+use crate::rules::LayoutRules;
 use crate::types::TypeKind;
 
 /// The container a generation stores its objects in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Container {
-    /// Binary packfile (`57E0E057 10C0C010`), seed 000.
+    /// Binary packfile (`57E0E057 10C0C010`), docs/packfile-format.md.
     Packfile,
-    /// TAG0 tagfile, seed 004.
+    /// TAG0 tagfile, docs/tagfile-format.md.
     Tagfile,
 }
 
@@ -58,7 +72,23 @@ pub struct Generation {
     pub packfile: PackfileRules,
     /// How this generation's tagfile writer orders its tables (`[tagfile]`), for tagfile
     /// generations.
-    pub tagfile: Option<crate::tagfile::write::TagRules>,
+    pub tagfile: Option<TagfileRules>,
+}
+
+/// How a tagfile generation writes its tables: the `[tagfile]` table of its
+/// `generation.toml` (docs/tagfile-format.md §6 measures 2015 against 2022). Plain data: the
+/// tagfile writer reads it, the schema only carries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagfileRules {
+    /// One string item per distinct text (2022) rather than one per slot (2015).
+    pub dedupe_strings: bool,
+    /// 2022's type order: names registered with their template arguments depth-first, and
+    /// bodies only for types DATA needs; else 2015's: every registered type gets a body.
+    pub templates_first: bool,
+    /// Padding byte of the string tables (0xFF in 2022, 0 in 2015).
+    pub string_pad: u8,
+    /// Tags of the string, name, field-string and body subsections.
+    pub tags: [[u8; 4]; 4],
 }
 
 /// Placement choices of a generation's packfile writer that the object graph does not
@@ -247,6 +277,57 @@ impl Class {
     }
 }
 
+/// Index of a class in its [`Schema`] ([`Schema::classes`] order). Graphs name classes by
+/// id, never by a string per object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ClassId(pub u32);
+
+/// One member of a class's flattened member list: the class that declares it, its index
+/// there, and the shape of its values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlatMember {
+    /// The declaring class (the class itself or an ancestor).
+    pub owner: ClassId,
+    /// Index in the owner's `members`.
+    pub index: u16,
+    /// What values the member holds.
+    pub shape: Shape,
+}
+
+/// A value computed once per class, the error kept if it failed.
+type Once<T> = OnceLock<Result<T>>;
+
+/// The plans of every class under one set of rules.
+type PlanTable = Box<[Once<Arc<ClassPlan>>]>;
+
+/// Per-class data computed on first use and kept for the schema's lifetime.
+#[derive(Debug, Default)]
+struct Caches {
+    /// Flattened members per class (`Err` for a class whose chain or member classes are
+    /// broken).
+    flat: Box<[Once<Arc<[FlatMember]>>]>,
+    /// Plans per layout-rules index, then per class.
+    plans: [OnceLock<PlanTable>; 8],
+    /// The signature a writer stores, per class.
+    signatures: Box<[Once<u32>]>,
+}
+
+impl Clone for Caches {
+    fn clone(&self) -> Self {
+        Caches::new(self.flat.len())
+    }
+}
+
+impl Caches {
+    fn new(n: usize) -> Self {
+        Caches {
+            flat: (0..n).map(|_| OnceLock::new()).collect(),
+            plans: Default::default(),
+            signatures: (0..n).map(|_| OnceLock::new()).collect(),
+        }
+    }
+}
+
 /// A validated schema folder.
 #[derive(Clone, Debug)]
 pub struct Schema {
@@ -256,6 +337,7 @@ pub struct Schema {
     by_name: HashMap<String, usize>,
     /// The folder it came from, if any.
     pub root: Option<PathBuf>,
+    caches: Caches,
 }
 
 impl Schema {
@@ -269,6 +351,7 @@ impl Schema {
             classes: Vec::new(),
             by_name: HashMap::new(),
             root: None,
+            caches: Caches::default(),
         };
         let mut diags = Diagnostics::default();
         for c in classes {
@@ -289,13 +372,145 @@ impl Schema {
             s.by_name.insert(c.name.clone(), s.classes.len());
             s.classes.push(c);
         }
-        load::validate(&s, &mut diags);
+        validate::validate(&s, &mut diags);
+        s.caches = Caches::new(s.classes.len());
         diags.into_result(s)
+    }
+
+    /// The id of class `name`.
+    pub fn class_id(&self, name: &str) -> Option<ClassId> {
+        self.by_name.get(name).map(|&i| ClassId(i as u32))
+    }
+
+    /// The id of class `name`, or a [`crate::error::SchemaError::MissingClass`] error.
+    ///
+    /// # Errors
+    /// When the schema has no such class.
+    pub fn require(&self, name: &str) -> Result<ClassId> {
+        self.class_id(name)
+            .ok_or_else(|| Error::missing_class(name))
+    }
+
+    /// The class `id` names.
+    ///
+    /// # Panics
+    /// When `id` is not an id of this schema.
+    pub fn class_by_id(&self, id: ClassId) -> &Class {
+        &self.classes[id.0 as usize]
+    }
+
+    /// The name of class `id`.
+    ///
+    /// # Panics
+    /// When `id` is not an id of this schema.
+    pub fn name_of(&self, id: ClassId) -> &str {
+        &self.classes[id.0 as usize].name
+    }
+
+    /// The declaration of a flattened member.
+    pub fn member_of(&self, m: &FlatMember) -> &Member {
+        &self.classes[m.owner.0 as usize].members[usize::from(m.index)]
+    }
+
+    /// Every member of class `id` and its ancestors, root class first, with the shape of
+    /// its values; computed once per class.
+    ///
+    /// # Errors
+    /// A broken parent chain, or a member whose type has no shape (a struct naming a
+    /// missing class).
+    pub fn members(&self, id: ClassId) -> Result<Arc<[FlatMember]>> {
+        let cell = self
+            .caches
+            .flat
+            .get(id.0 as usize)
+            .ok_or_else(|| Error::schema(format!("class id {} is not in the schema", id.0)))?;
+        cell.get_or_init(|| self.flatten(id)).clone()
+    }
+
+    fn flatten(&self, id: ClassId) -> Result<Arc<[FlatMember]>> {
+        let name = self.name_of(id);
+        let mut out = Vec::new();
+        let chain = self.chain(name)?;
+        for c in chain.into_iter().rev() {
+            let owner = self.require(&c.name)?;
+            for (i, m) in c.members.iter().enumerate() {
+                let shape = Shape::of(self, m).map_err(|e| e.in_member(&c.name, &m.name))?;
+                out.push(FlatMember {
+                    owner,
+                    index: i as u16,
+                    shape,
+                });
+            }
+        }
+        Ok(out.into())
+    }
+
+    /// The signature a writer stores for class `id` (pinned, else computed), computed once.
+    ///
+    /// # Errors
+    /// As [`signature::signature`].
+    pub fn signature_of(&self, id: ClassId) -> Result<u32> {
+        let cell = self
+            .caches
+            .signatures
+            .get(id.0 as usize)
+            .ok_or_else(|| Error::schema(format!("class id {} is not in the schema", id.0)))?;
+        cell.get_or_init(|| signature::signature(self, self.name_of(id)).map(|s| s.value))
+            .clone()
+    }
+
+    /// The plan of class `id` under `rules`: every flattened member's offset and
+    /// operation, element strides, and the body's padding; computed once per class and
+    /// rules (byte order does not change a plan).
+    ///
+    /// # Errors
+    /// As [`Schema::members`], or a layout error (classes that contain each other, a type
+    /// with no size under these rules).
+    pub fn plan(&self, id: ClassId, rules: LayoutRules) -> Result<Arc<ClassPlan>> {
+        self.plan_cell(id, rules)?.clone()
+    }
+
+    /// [`Schema::plan`] borrowed from the schema's cache: two loads once computed, no
+    /// reference counting (what readers and writers call per object and element).
+    ///
+    /// # Errors
+    /// As [`Schema::plan`].
+    #[inline]
+    pub fn plan_ref(&self, id: ClassId, rules: LayoutRules) -> Result<&ClassPlan> {
+        match self.plan_cell(id, rules)? {
+            Ok(p) => Ok(p),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    #[inline]
+    fn plan_cell(&self, id: ClassId, rules: LayoutRules) -> Result<&Result<Arc<ClassPlan>>> {
+        let n = self.classes.len();
+        let table = self.caches.plans[rules.index()]
+            .get_or_init(|| (0..n).map(|_| OnceLock::new()).collect());
+        let cell = table
+            .get(id.0 as usize)
+            .ok_or_else(|| Error::schema(format!("class id {} is not in the schema", id.0)))?;
+        if let Some(p) = cell.get() {
+            return Ok(p);
+        }
+        // Computed outside the cell: a plan needs the plans of its struct members' classes,
+        // and the layout engine rejects classes that contain each other before that.
+        let p = plan::build(self, id, rules);
+        Ok(cell.get_or_init(|| p))
     }
 
     /// Every class, in load order.
     pub fn classes(&self) -> &[Class] {
         &self.classes
+    }
+
+    /// Class `i` (load order), mutable, for changes that keep the schema valid (an
+    /// interface count, a member's `gap_before`): what layout inference tunes on a schema
+    /// it builds for the purpose. The computed caches (members, plans, signatures) are not
+    /// updated: only the layout engine, which keeps none, may look at a schema tuned so.
+    pub(crate) fn class_mut(&mut self, i: usize) -> &mut Class {
+        &mut self.classes[i]
     }
 
     /// The class called `name`.
@@ -311,10 +526,9 @@ impl Schema {
         let mut out: Vec<&Class> = Vec::new();
         let mut cur = Some(name);
         while let Some(n) = cur {
-            let c = self
-                .class(n)
-                .ok_or_else(|| Error::schema(format!("class `{n}` is not in the schema")))?;
-            if out.iter().any(|o| o.name == c.name) {
+            let c = self.class(n).ok_or_else(|| Error::missing_class(n))?;
+            // A chain longer than the schema has classes goes round in a cycle.
+            if out.len() > self.classes.len() {
                 return Err(Error::schema(format!("parent cycle through `{n}`")));
             }
             out.push(c);

@@ -1,4 +1,5 @@
-//! id Tech's `cm` collision container (`.hkshape`, Doom 2016; seed 004 §2): surface records
+//! id Tech's `cm` collision container (`.hkshape`, Doom 2016; docs/collision-notes.md §5,
+//! docs/tagfile-format.md §1): surface records
 //! in front of a TAG0 tagfile.
 //!
 //! ```text
@@ -10,15 +11,15 @@
 //! ```
 //!
 //! All little endian. The version is not in the payload (the resource entry carries it: 21
-//! for all 71,672 retail entries, seed 004 §2), so [`Cm::detect`] infers the record stride
+//! for all 71,672 retail entries, docs/collision-notes.md §5), so [`Cm::detect`] infers the record stride
 //! from where the blob must start.
 
 use crate::error::{Error, Result};
 
-/// The record version the seed measured on every retail entry (seed 004 §2).
+/// The record version of every retail entry (docs/collision-notes.md §5).
 pub const RETAIL_VERSION: u32 = 0x15;
 
-/// One surface record; a shape's `userData` is its index (seed 004 §2).
+/// One surface record; a shape's `userData` is its index (docs/collision-notes.md §5).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SurfaceRecord {
     /// idContents bitmask (bit 0 solid, bit 14 trigger).
@@ -38,7 +39,7 @@ pub struct SurfaceRecord {
 }
 
 impl Default for SurfaceRecord {
-    /// The record of a retail solid brush (seed 004 §5): solid, METAL, SURF_COLLISION.
+    /// The record of a retail solid brush (docs/collision-notes.md §5): solid, METAL, SURF_COLLISION.
     fn default() -> Self {
         Self {
             contents: 1,
@@ -65,7 +66,7 @@ pub struct Cm {
     pub blob_size: u64,
 }
 
-/// Whether records of `version` store `f3` (from 0x12 on, seed 004 §2).
+/// Whether records of `version` store `f3` (from 0x12 on, docs/collision-notes.md §5).
 pub fn has_f3(version: u32) -> bool {
     version >= 0x12
 }
@@ -147,7 +148,7 @@ impl Cm {
                 ),
             ));
         }
-        // The blob is one TAG0 section of exactly blob_size bytes (seed 004 §2).
+        // The blob is one TAG0 section of exactly blob_size bytes (docs/tagfile-format.md §1).
         let head = le(data, blob_at).map(u32::swap_bytes)?;
         let tag = data.get(blob_at as usize + 4..blob_at as usize + 8);
         if tag != Some(b"TAG0".as_slice()) || u64::from(head & 0x3FFF_FFFF) != blob_size {

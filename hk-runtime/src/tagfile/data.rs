@@ -1,61 +1,93 @@
 //! Decoding a tagfile's DATA into the object graph (docs/tagfile-format.md §4).
 //!
+//! Every object item becomes an object of the schema class its type names, with its values
+//! in the class's flattened member order; each value takes the form of its schema member's
+//! [`Shape`] (arrays in the [`Column`] of their elements, SIMD float tuples as
+//! [`Value::Floats`], opaque bytes and other tuples as [`Value::CArray`]). The type table
+//! says where each value lies and how it is stored; a type that cannot hold its member's
+//! shape is an error.
+//!
 //! Every DATA byte is accounted for: it is a leaf of a member, a pointer, array or string
-//! slot (an item index), or zero. Objects are the items flagged 0x10; arrays and strings
-//! (0x20) become the values of the slots that name them.
+//! slot (an item index), or zero. Items lie inside DATA, aligned, without overlapping;
+//! counts are checked against the bytes left before anything is allocated (zero-size
+//! elements count as one byte); values nest at most [`MAX_DEPTH`] deep; PTCH lists exactly
+//! the non-null slots.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
+pub use super::bind::Bindings;
+use super::bind::{Binder, Binding, Leaf};
 use super::index::Item;
-use super::types::{kind, TypeTable};
-use super::TagFile;
-use crate::error::{Error, Result};
-use crate::graph::{Field, Object, ObjectId, Ptr, Value};
+use super::parse::TagFile;
+use super::types::{kind, Fact, Facts, TypeTable};
+use crate::bytes::read_column;
+use crate::error::{Error, ReadError, Result};
+use crate::graph::check::normalize_into;
+use crate::graph::{Array, Column, Floats, Graph, Object, ObjectId, Ptr, Value};
+use crate::rules::Endian;
+use crate::schema::{ClassId, Schema, Shape};
 
 /// ITEM flag of an object (a pointer target).
 pub const ITEM_OBJECT: u8 = 0x10;
 /// ITEM flag of an array body or a string.
 pub const ITEM_ARRAY: u8 = 0x20;
+pub use super::types::MAX_DEPTH;
+
+/// What kind of slot first named an item: arrays are named by one slot only (the writer
+/// makes one item per array slot), strings may be shared (2022, docs §4).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    None,
+    String,
+    Array,
+}
 
 struct Decoder<'a> {
     data: &'a [u8],
     base: u64,
     items: &'a [Item],
     types: &'a TypeTable,
-    objects: HashMap<usize, ObjectId>,
+    /// `types`' facts, by type index.
+    facts: &'a Facts,
+    schema: &'a Schema,
+    binder: Binder<'a>,
+    /// The object each object item became.
+    objects: Vec<Option<ObjectId>>,
     covered: Vec<bool>,
     char_type: u64,
     /// Non-null slots: DATA offset, declared type.
     slots: Vec<(u64, u64)>,
-    /// How often each item is named by a slot.
+    /// How often each item is named by a slot, and by which kind.
     reached: Vec<u32>,
+    claims: Vec<Claim>,
+    /// String bytes copied into the graph so far, and the most a file may make it copy
+    /// (shared strings are copied per slot).
+    string_bytes: u64,
+    string_budget: u64,
 }
 
-impl Decoder<'_> {
+impl<'a> Decoder<'a> {
     fn err(&self, at: u64, msg: impl Into<String>) -> Error {
         Error::invalid(self.base + at, msg.into())
     }
 
-    fn bytes(&mut self, at: u64, n: u64) -> Result<&[u8]> {
+    /// `n` bytes at DATA offset `at`, marked as belonging to a value.
+    fn take(&mut self, at: u64, n: u64) -> Result<&'a [u8]> {
+        let data: &'a [u8] = self.data;
         let end = at
             .checked_add(n)
-            .filter(|&e| e <= self.data.len() as u64)
+            .filter(|&e| e <= data.len() as u64)
             .ok_or_else(|| {
-                Error::truncated(
-                    self.base + at,
-                    n,
-                    (self.data.len() as u64).saturating_sub(at),
-                )
+                Error::truncated(self.base + at, n, (data.len() as u64).saturating_sub(at))
             })?;
-        self.covered[at as usize..end as usize]
-            .iter_mut()
-            .for_each(|c| *c = true);
-        Ok(&self.data[at as usize..end as usize])
+        self.covered[at as usize..end as usize].fill(true);
+        Ok(&data[at as usize..end as usize])
     }
 
     fn uint(&mut self, at: u64, n: u64) -> Result<u64> {
         Ok(self
-            .bytes(at, n)?
+            .take(at, n)?
             .iter()
             .rev()
             .fold(0u64, |a, &b| (a << 8) | u64::from(b)))
@@ -63,17 +95,27 @@ impl Decoder<'_> {
 
     /// The item a slot of declared type `t` names, checked against what the slot expects:
     /// `want` (the item's type must be it or derive from it) and `flag`.
-    fn item(&mut self, at: u64, t: u64, want: u64, flag: u8) -> Result<Option<(usize, Item)>> {
+    fn item(
+        &mut self,
+        at: u64,
+        t: u64,
+        want: u64,
+        flag: u8,
+        claim: Claim,
+    ) -> Result<Option<(usize, Item)>> {
         // The index fills the slot's first min(size, 8) bytes: 8 for pointers, strings and
         // hkArray (docs §4), 4 for a 4-byte relative array.
-        let width = self.types.size_of(t).clamp(1, 8);
-        let idx = self.uint(at, width)? as usize;
-        if idx == 0 {
+        let width = self.facts.get(t).size.clamp(1, 8);
+        let raw = self.uint(at, width)?;
+        if raw == 0 {
             return Ok(None);
         }
-        let Some(it) = self.items.get(idx).copied() else {
+        let found = usize::try_from(raw)
+            .ok()
+            .and_then(|i| self.items.get(i).map(|it| (i, *it)));
+        let Some((idx, it)) = found else {
             let n = self.items.len();
-            return Err(self.err(at, format!("slot names item {idx}, ITEM has {n}")));
+            return Err(self.err(at, format!("slot names item {raw}, ITEM has {n}")));
         };
         let name = |x: u64| self.types.full_name(x);
         if it.flags != flag {
@@ -91,6 +133,18 @@ impl Decoder<'_> {
                 name(u64::from(it.ty))
             );
             return Err(self.err(at, msg));
+        }
+        let before = self.claims[idx];
+        if claim == Claim::Array && before != Claim::None
+            || claim == Claim::String && before == Claim::Array
+        {
+            return Err(self.err(
+                at,
+                format!("item {idx} is named by two slots, and one of them is an array's"),
+            ));
+        }
+        if before == Claim::None {
+            self.claims[idx] = claim;
         }
         self.slots.push((at, t));
         self.reached[idx] += 1;
@@ -112,81 +166,86 @@ impl Decoder<'_> {
         false
     }
 
-    fn value(&mut self, t: u64, at: u64, depth: usize) -> Result<Value> {
-        if depth > 32 {
-            return Err(self.err(at, "values nest deeper than 32 levels"));
+    /// The value of type `t` at DATA offset `at`, in the form of `shape`.
+    fn value(&mut self, t: u64, shape: &Shape, at: u64, depth: usize) -> Result<Value> {
+        if depth > MAX_DEPTH {
+            return Err(Error::read(ReadError::TooDeep(MAX_DEPTH as u32)).at(self.base + at));
         }
-        let k = self.types.kind_of(t);
-        let size = self.types.size_of(t);
-        let fmt = self.types.format_of(t);
-        Ok(match k {
-            kind::VOID => Value::None,
-            kind::OPAQUE => Value::CArray(
-                self.bytes(at, size)?
-                    .iter()
-                    .map(|&b| Value::UInt(u64::from(b)))
-                    .collect(),
-            ),
-            kind::BOOL | kind::INT if !matches!(size, 1 | 2 | 4 | 8) => {
-                return Err(self.err(
-                    at,
-                    format!(
-                        "{} is {size} bytes, not an integer width",
-                        self.types.full_name(t)
-                    ),
-                ))
-            }
-            kind::BOOL => {
-                let v = self.uint(at, size)?;
-                Value::Bool(v as u8)
-            }
-            kind::INT => {
-                let bits = match fmt & 0x1F000 {
-                    0x2000 => 8,
-                    0x4000 => 16,
-                    0x8000 => 32,
-                    0x10000 => 64,
-                    _ => size * 8,
+        let types = self.types;
+        let f = self.facts.get(t);
+        let size = f.size;
+        let int = |me: &Self| match f.int {
+            Some(x) => Ok(x),
+            None => types.int_format(t).map_err(|m| me.err(at, m)),
+        };
+        Ok(match (f.kind, shape) {
+            (kind::VOID, Shape::Void) => Value::None,
+            (kind::BOOL, Shape::Bool) => {
+                let width = match f.int_size {
+                    Some(w) => w,
+                    None => types.int_size(t).map_err(|m| self.err(at, m))?,
                 };
-                let v = self.uint(at, bits / 8)?;
-                if fmt & 0x200 != 0 {
-                    let shift = 64 - bits;
+                let v = self.uint(at, u64::from(width))?;
+                Value::Bool(u8::try_from(v).map_err(|_| {
+                    self.err(
+                        at,
+                        format!("bool {v} of {} is not a byte", types.full_name(t)),
+                    )
+                })?)
+            }
+            (kind::INT, Shape::Int { .. } | Shape::ULong) => {
+                let (width, signed) = int(self)?;
+                let (bytes, want_signed) = match shape {
+                    Shape::Int { bytes, signed } => (*bytes, *signed),
+                    _ => (8, false),
+                };
+                if width > bytes || signed != want_signed {
+                    return Err(self.mismatch(t, shape, at));
+                }
+                let v = self.uint(at, u64::from(width))?;
+                if signed {
+                    let shift = 64 - 8 * u32::from(width);
                     Value::Int(((v << shift) as i64) >> shift)
                 } else {
                     Value::UInt(v)
                 }
             }
-            kind::FLOAT => match size {
-                2 => Value::Half(self.uint(at, 2)? as u16),
-                8 => Value::Floats(vec![f64::from_bits(self.uint(at, 8)?) as f32]),
-                _ => Value::Real(f32::from_bits(self.uint(at, 4)? as u32)),
-            },
-            kind::STRING => match self.item(at, t, self.char_type, ITEM_ARRAY)? {
-                None => Value::String(None),
-                Some((i, it)) => {
-                    let text = self
-                        .bytes(u64::from(it.offset), u64::from(it.count))?
-                        .to_vec();
-                    if text.last() != Some(&0) {
-                        return Err(self.err(at, format!("string item {i} does not end in NUL")));
-                    }
-                    let text = &text[..text.len() - 1];
-                    match std::str::from_utf8(text) {
-                        Ok(s) => Value::String(Some(s.to_string())),
-                        Err(_) => Value::Bytes(text.to_vec()),
+            (kind::FLOAT, _) if !matches!(size, 2 | 4) => {
+                return Err(Error::read(ReadError::Unsupported(format!(
+                    "{size}-byte floats ({})",
+                    types.full_name(t)
+                )))
+                .at(self.base + at))
+            }
+            (kind::FLOAT, Shape::Real) if size == 4 => {
+                Value::Real(f32::from_bits(self.uint(at, 4)? as u32))
+            }
+            (kind::FLOAT, Shape::Half) if size == 2 => Value::Half(self.uint(at, 2)? as u16),
+            (kind::FLOAT | kind::TUPLE, Shape::Floats(n)) if f.float_run == Some(u64::from(*n)) => {
+                let bytes = self.take(at, 4 * u64::from(*n))?;
+                let mut fl = Floats::zeros(*n);
+                for (x, c) in fl.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *x = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                }
+                Value::Floats(fl)
+            }
+            (kind::STRING, Shape::String) => self.string(t, at)?,
+            (kind::POINTER, Shape::Pointer) => {
+                match self.item(at, t, f.subtype, ITEM_OBJECT, Claim::None)? {
+                    None => Value::Pointer(None),
+                    Some((i, _)) => {
+                        let id = self.objects[i]
+                            .ok_or_else(|| self.err(at, format!("item {i} is not an object")))?;
+                        Value::Pointer(Some(Ptr::Object(id)))
                     }
                 }
-            },
-            kind::POINTER => match self.item(at, t, self.types.subtype_of(t), ITEM_OBJECT)? {
-                None => Value::Pointer(None),
-                Some((i, _)) => Value::Pointer(Some(Ptr::Object(self.objects[&i]))),
-            },
-            kind::ARRAY => {
+            }
+            (kind::ARRAY, Shape::Array(_, inner)) => {
                 // Past the index, an array slot is zero: hkArray's size and capacity words
                 // are not stored (3665/3665 tails, docs §4).
                 let tail_len = size.saturating_sub(8);
                 if self
-                    .bytes(at + 8.min(size), tail_len)?
+                    .take(at + 8.min(size), tail_len)?
                     .iter()
                     .any(|&b| b != 0)
                 {
@@ -194,81 +253,267 @@ impl Decoder<'_> {
                         self.err(at + 8, "array slot's size and capacity words are not zero")
                     );
                 }
-                match self.item(at, t, self.types.subtype_of(t), ITEM_ARRAY)? {
-                    None => Value::Array(Vec::new()),
+                let sub = f.subtype;
+                match self.item(at, t, sub, ITEM_ARRAY, Claim::Array)? {
+                    None => Value::Array(Column::of(inner).with_capacity(0)),
                     Some((_, it)) => {
-                        let sub = self.types.subtype_of(t);
-                        self.elements(sub, u64::from(it.offset), u64::from(it.count), depth)
-                            .map(Value::Array)?
+                        let (o, n) = (u64::from(it.offset), u64::from(it.count));
+                        Value::Array(self.elements(sub, inner, o, n, depth)?)
                     }
                 }
             }
-            kind::RECORD => Value::Struct(self.fields(t, at, depth)?),
-            kind::TUPLE => {
-                let sub = self.types.subtype_of(t);
-                let n = fmt >> 8;
-                // SIMD float types (16-aligned float tuples: hkVector4f, hkQuaternionf,
-                // hkRotationImpl, hkMatrix4f) are vectors and matrices, as in packfiles.
-                if self.types.kind_of(sub) == kind::FLOAT
-                    && self.types.size_of(sub) == 4
-                    && self.types.align_of(t) == 16
-                {
-                    let bytes = self.bytes(at, 4 * n)?;
-                    Value::Floats(
-                        bytes
-                            .chunks_exact(4)
-                            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                            .collect(),
-                    )
-                } else {
-                    self.elements(sub, at, n, depth).map(Value::CArray)?
+            (kind::RECORD, Shape::Struct(c)) => Value::Struct(self.record(t, *c, at, depth + 1)?),
+            (kind::TUPLE, Shape::CArray(n, inner)) if f.tuple_count == u64::from(*n) => {
+                let sub = f.subtype;
+                let stride = self.facts.get(sub).size;
+                if u64::from(*n).saturating_mul(stride.max(1)) > size {
+                    return Err(self.err(
+                        at,
+                        format!(
+                            "tuple {} of {n} × {stride} bytes does not fit its {size} bytes",
+                            types.full_name(t)
+                        ),
+                    ));
                 }
+                let mut items = Vec::with_capacity(usize::from(*n));
+                for i in 0..u64::from(*n) {
+                    let v = self.value(sub, inner, at + i * stride, depth + 1);
+                    items.push(v.map_err(|e| e.in_(format!("[{i}]")))?);
+                }
+                Value::CArray(items)
             }
-            other => {
+            (kind::OPAQUE, Shape::CArray(n, inner))
+                if u64::from(*n) == size
+                    && **inner
+                        == (Shape::Int {
+                            bytes: 1,
+                            signed: false,
+                        }) =>
+            {
+                let bytes = self.take(at, size)?;
+                Value::CArray(bytes.iter().map(|&b| Value::UInt(u64::from(b))).collect())
+            }
+            (k, _) if !matches!(k, 0..=8 | kind::TUPLE) => {
                 return Err(self.err(
                     at,
                     format!(
-                        "type {} has unknown format kind 0x{other:X}",
-                        self.types.full_name(t)
+                        "type {} has unknown format kind 0x{k:X}",
+                        types.full_name(t)
                     ),
                 ))
             }
+            _ => return Err(self.mismatch(t, shape, at)),
         })
     }
 
-    fn elements(&mut self, t: u64, at: u64, count: u64, depth: usize) -> Result<Vec<Value>> {
-        let stride = self.types.size_of(t);
-        if stride.saturating_mul(count) > self.data.len() as u64 {
-            return Err(self.err(
-                at,
-                format!("{count} elements of {stride} bytes do not fit in DATA"),
-            ));
-        }
-        (0..count)
-            .map(|i| self.value(t, at + i * stride, depth + 1))
-            .collect()
+    fn mismatch(&self, t: u64, shape: &Shape, at: u64) -> Error {
+        self.err(
+            at,
+            format!(
+                "type {} does not hold the schema member's {} values",
+                self.types.full_name(t),
+                shape.describe(self.schema)
+            ),
+        )
     }
 
-    fn fields(&mut self, t: u64, at: u64, depth: usize) -> Result<Vec<Field>> {
-        let members = self.types.member_slots(t);
-        members
-            .into_iter()
-            .map(|(name, off, mt)| {
-                self.value(mt, at + off, depth + 1)
-                    .map(|v| Field::new(name.clone(), v))
-                    .map_err(|e| e.in_(format!("{}.{name}", self.types.full_name(t))))
-            })
-            .collect()
+    /// A string slot's value.
+    fn string(&mut self, t: u64, at: u64) -> Result<Value> {
+        let Some((i, it)) = self.item(at, t, self.char_type, ITEM_ARRAY, Claim::String)? else {
+            return Ok(Value::String(None));
+        };
+        let n = u64::from(it.count);
+        self.string_bytes += n;
+        if self.string_bytes > self.string_budget {
+            return Err(self.err(
+                at,
+                format!(
+                    "shared strings would copy more than {} bytes into the graph",
+                    self.string_budget
+                ),
+            ));
+        }
+        let bytes = self.take(u64::from(it.offset), n)?;
+        let Some((&0, text)) = bytes.split_last() else {
+            return Err(self.err(at, format!("string item {i} does not end in NUL")));
+        };
+        if text.contains(&0) {
+            return Err(self.err(at, format!("string item {i} holds a NUL before its end")));
+        }
+        Ok(match std::str::from_utf8(text) {
+            Ok(s) => Value::String(Some(s.to_string())),
+            Err(_) => Value::Bytes(text.to_vec()),
+        })
+    }
+
+    /// `count` elements of type `t` from DATA offset `at`, in the column `shape` takes.
+    fn elements(
+        &mut self,
+        t: u64,
+        shape: &Shape,
+        at: u64,
+        count: u64,
+        depth: usize,
+    ) -> Result<Array> {
+        let stride = self.facts.get(t).size;
+        let left = (self.data.len() as u64).saturating_sub(at);
+        // Zero-size elements count as one byte: no count is larger than the bytes left.
+        if count.saturating_mul(stride.max(1)) > left {
+            return Err(Error::count(self.base + at, count, stride, left));
+        }
+        if let Some(col) = self.column_of(t, shape, stride) {
+            let bytes = self.take(at, count * stride)?;
+            return Ok(read_col(col, bytes));
+        }
+        let mut out = Column::of(shape).with_capacity(count as usize);
+        // Records bind once per array, not per element.
+        if let (kind::RECORD, Shape::Struct(c)) = (self.facts.get(t).kind, shape) {
+            if depth + 1 > MAX_DEPTH {
+                return Err(Error::read(ReadError::TooDeep(MAX_DEPTH as u32)).at(self.base + at));
+            }
+            let b = self.binder.bind(t, *c).map_err(|m| self.err(at, m))?;
+            for i in 0..count {
+                let v = self
+                    .bound(&b, at + i * stride, depth + 2)
+                    .map_err(|e| e.in_(format!("[{i}]")))?;
+                normalize_into(&mut out, Value::Struct(v));
+            }
+            return Ok(out);
+        }
+        for i in 0..count {
+            let v = self
+                .value(t, shape, at + i * stride, depth + 1)
+                .map_err(|e| e.in_(format!("[{i}]")))?;
+            normalize_into(&mut out, v);
+        }
+        Ok(out)
+    }
+
+    /// The column elements of type `t` are read into whole, when `t` stores exactly what
+    /// the column holds, one element every `stride` bytes.
+    fn column_of(&self, t: u64, shape: &Shape, stride: u64) -> Option<Column> {
+        column_for(self.facts.get(t), shape, stride)
+    }
+
+    /// The values of record `t` as class `c`, at DATA offset `at`.
+    fn record(&mut self, t: u64, c: ClassId, at: u64, depth: usize) -> Result<Vec<Value>> {
+        let b = self.binder.bind(t, c).map_err(|m| self.err(at, m))?;
+        self.bound(&b, at, depth)
+    }
+
+    /// The values of a record bound by `b`, at DATA offset `at`.
+    fn bound(&mut self, b: &Binding, at: u64, depth: usize) -> Result<Vec<Value>> {
+        let mut out = Vec::with_capacity(b.shapes.len());
+        out.resize_with(b.shapes.len(), || Value::None);
+        for m in b.members.iter() {
+            let fm = &b.shapes[m.index];
+            let here = at + m.offset;
+            // Plain leaves straight from the bytes (the checks `value` makes were made
+            // when the member was bound).
+            let quick = match m.leaf {
+                Leaf::Int(w, signed) => self.take(here, u64::from(w)).ok().map(|b| {
+                    let v = b.iter().rev().fold(0u64, |a, &x| (a << 8) | u64::from(x));
+                    if signed {
+                        let shift = 64 - 8 * u32::from(w);
+                        Value::Int(((v << shift) as i64) >> shift)
+                    } else {
+                        Value::UInt(v)
+                    }
+                }),
+                Leaf::Real => self
+                    .take(here, 4)
+                    .ok()
+                    .map(|b| Value::Real(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+                Leaf::Floats(n) => self.take(here, 4 * u64::from(n)).ok().map(|b| {
+                    let mut fl = Floats::zeros(n);
+                    for (x, c) in fl.iter_mut().zip(b.chunks_exact(4)) {
+                        *x = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    }
+                    Value::Floats(fl)
+                }),
+                Leaf::Other => None,
+            };
+            if let Some(v) = quick {
+                out[m.index] = v;
+                continue;
+            }
+            let v = self.value(m.ty, &fm.shape, here, depth).map_err(|e| {
+                let s = self.schema;
+                e.in_member(s.name_of(fm.owner), &s.member_of(fm).name)
+            })?;
+            out[m.index] = v;
+        }
+        Ok(out)
     }
 }
 
-/// The objects of `tf`'s DATA (`data` is the whole input), in ITEM order, and the object
-/// that item 1 (the root) became.
+/// The column whose elements type `t` stores exactly, one every `stride` bytes, for values
+/// of `shape` (shared with the writer).
+pub(crate) fn column_for(f: Fact, shape: &Shape, stride: u64) -> Option<Column> {
+    let col = Column::of(shape);
+    let ok = match (f.kind, shape) {
+        (kind::BOOL, Shape::Bool) => stride == 1,
+        (kind::INT, Shape::Int { bytes, signed }) => {
+            f.int == Some((*bytes, *signed)) && stride == u64::from(*bytes)
+        }
+        (kind::INT, Shape::ULong) => f.int == Some((8, false)) && stride == 8,
+        (kind::FLOAT, Shape::Real) => stride == 4 && f.size == 4,
+        (kind::FLOAT, Shape::Half) => stride == 2 && f.size == 2,
+        (_, Shape::Floats(n @ (4 | 12 | 16))) => {
+            f.float_run == Some(u64::from(*n)) && stride == 4 * u64::from(*n)
+        }
+        _ => false,
+    };
+    (ok && col != Column::Values).then_some(col)
+}
+
+/// Elements of column `col` stored little-endian in `bytes`.
+fn read_col(col: Column, bytes: &[u8]) -> Array {
+    let e = Endian::Little;
+    match col {
+        Column::Bool => Array::Bool(bytes.to_vec()),
+        Column::U8 => Array::U8(bytes.to_vec()),
+        Column::I8 => Array::I8(read_column(bytes, e)),
+        Column::I16 => Array::I16(read_column(bytes, e)),
+        Column::U16 => Array::U16(read_column(bytes, e)),
+        Column::I32 => Array::I32(read_column(bytes, e)),
+        Column::U32 => Array::U32(read_column(bytes, e)),
+        Column::I64 => Array::I64(read_column(bytes, e)),
+        Column::U64 => Array::U64(read_column(bytes, e)),
+        Column::Real => Array::Real(read_column(bytes, e)),
+        Column::Half => Array::Half(read_column(bytes, e)),
+        Column::Vec4 => Array::Vec4(read_column(bytes, e)),
+        Column::Mat3 => Array::Mat3(read_column(bytes, e)),
+        Column::Mat4 => Array::Mat4(read_column(bytes, e)),
+        Column::Values => Array::Values(Vec::new()),
+    }
+}
+
+/// The objects of `tf`'s DATA (`data` is the whole input) as a graph over `schema`, whose
+/// classes must include each object item's type by its full name (the schema
+/// [`super::schema::extract`] makes from the file does). Objects are in ITEM order; the
+/// root is item 1.
 ///
 /// # Errors
-/// A slot naming an item of the wrong kind or out of range, a block past DATA, or (always)
-/// a non-zero byte that belongs to no member — each with its offset.
-pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
+/// A slot naming an item of the wrong kind or out of range, a block past DATA, a type that
+/// does not hold its schema member's shape, or a non-zero byte that belongs to no member:
+/// each with its file offset and the object and member path.
+pub fn decode(tf: &TagFile, data: &[u8], schema: &Arc<Schema>) -> Result<Graph> {
+    decode_with(tf, data, schema, &Bindings::default())
+}
+
+/// [`decode`], taking and keeping the bindings of `tf`'s record types to `schema`'s classes
+/// in `bindings`, which must hold only bindings of the same type table (the same TYPE bytes)
+/// and schema.
+///
+/// # Errors
+/// As [`decode`].
+pub fn decode_with(
+    tf: &TagFile,
+    data: &[u8],
+    schema: &Arc<Schema>,
+    bindings: &Bindings,
+) -> Result<Graph> {
     let sec = tf
         .root
         .child(b"DATA")
@@ -283,37 +528,54 @@ pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
         base: o,
         items: &tf.items,
         types: &tf.types,
-        objects: HashMap::new(),
+        facts: &tf.facts,
+        schema,
+        binder: Binder::with(&tf.types, schema, bindings),
+        objects: vec![None; tf.items.len()],
         covered: vec![false; bytes.len()],
         char_type,
         slots: Vec::new(),
         reached: vec![0; tf.items.len()],
+        claims: vec![Claim::None; tf.items.len()],
+        string_bytes: 0,
+        string_budget: 64 * bytes.len() as u64 + (1 << 16),
     };
     check_items(&d, tf, o)?;
     let object_items: Vec<usize> = (1..tf.items.len())
         .filter(|&i| tf.items[i].flags == ITEM_OBJECT)
         .collect();
     for (k, &i) in object_items.iter().enumerate() {
-        d.objects.insert(i, ObjectId(k as u32));
+        d.objects[i] = Some(ObjectId(k as u32));
     }
+    let mut classes: HashMap<u64, ClassId> = HashMap::default();
     let mut out = Vec::with_capacity(object_items.len());
-    for &i in &object_items {
+    for (k, &i) in object_items.iter().enumerate() {
         let it = tf.items[i];
         let t = u64::from(it.ty);
+        let at = o + u64::from(it.offset);
         if it.count != 1 {
             return Err(Error::invalid(
-                o,
+                at,
                 format!("object item {i} has count {}", it.count),
             ));
         }
-        let fields = d
-            .fields(t, u64::from(it.offset), 0)
-            .map_err(|e| e.in_(format!("item {i} {}", tf.types.full_name(t))))?;
-        out.push(Object {
-            class: tf.types.full_name(t),
-            section: 0,
-            fields,
-        });
+        let c = match classes.get(&t) {
+            Some(&c) => c,
+            None => {
+                let name = tf.types.full_name(t);
+                let c = schema.class_id(&name).ok_or_else(|| {
+                    Error::invalid(
+                        at,
+                        format!("object item {i} is a {name}, which is not a class of the schema"),
+                    )
+                })?;
+                *classes.entry(t).or_insert(c)
+            }
+        };
+        let values = d
+            .record(t, c, u64::from(it.offset), 0)
+            .map_err(|e| e.in_(format!("object #{k} {} (item {i})", schema.name_of(c))))?;
+        out.push(Object { class: c, values });
     }
     if let Some(i) = d.covered.iter().zip(bytes).position(|(c, b)| !c && *b != 0) {
         return Err(Error::invalid(
@@ -323,20 +585,66 @@ pub fn objects(tf: &TagFile, data: &[u8]) -> Result<(Vec<Object>, ObjectId)> {
     }
     // Every array and string is named by a slot; every object but the root by a pointer.
     if let Some(i) = (2..tf.items.len()).find(|&i| d.reached[i] == 0) {
-        return Err(Error::invalid(o, format!("item {i} is named by no slot")));
+        return Err(Error::invalid(
+            o + u64::from(tf.items[i].offset),
+            format!("item {i} is named by no slot"),
+        ));
     }
     check_patches(&d, tf, o)?;
-    let root = *d
+    let root = d
         .objects
-        .get(&1)
+        .get(1)
+        .copied()
+        .flatten()
         .ok_or_else(|| Error::invalid(tf.offset, "item 1 (the root) is not an object"))?;
-    Ok((out, root))
+    // A tagfile holds what its root reaches (the writer places objects breadth-first from
+    // it): an island of objects that point only at each other could not be written back.
+    let reached = reachable(&out, root);
+    if let Some(k) = reached.iter().position(|r| !r) {
+        let i = object_items[k];
+        return Err(Error::invalid(
+            o + u64::from(tf.items[i].offset),
+            format!("object item {i} is not reached from the root"),
+        ));
+    }
+    Ok(Graph::from_objects(Arc::clone(schema), out, root))
+}
+
+/// Which of `objects` the pointers from `root` reach.
+fn reachable(objects: &[Object], root: ObjectId) -> Vec<bool> {
+    fn visit(v: &Value, out: &mut Vec<ObjectId>) {
+        match v {
+            Value::Pointer(Some(Ptr::Object(id))) => out.push(*id),
+            Value::Struct(vs) | Value::CArray(vs) | Value::Array(Array::Values(vs)) => {
+                vs.iter().for_each(|x| visit(x, out));
+            }
+            _ => {}
+        }
+    }
+    let mut seen = vec![false; objects.len()];
+    let mut todo = vec![root];
+    let mut found = Vec::new();
+    while let Some(id) = todo.pop() {
+        match seen.get_mut(id.0 as usize) {
+            Some(s) if !*s => *s = true,
+            _ => continue,
+        }
+        found.clear();
+        objects[id.0 as usize]
+            .values
+            .iter()
+            .for_each(|v| visit(v, &mut found));
+        todo.extend_from_slice(&found);
+    }
+    seen
 }
 
 /// Items lie inside DATA, aligned (objects to their type, arrays to 16, strings to 2) and
-/// without overlapping (docs/tagfile-format.md §4, 3806/3806 items).
+/// without overlapping (docs/tagfile-format.md §4, 3806/3806 items); counts fit the bytes
+/// left, zero-size elements counting one byte each.
 fn check_items(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
     let mut spans = Vec::with_capacity(tf.items.len());
+    let len = d.data.len() as u64;
     for (i, it) in tf.items.iter().enumerate().skip(1) {
         let t = u64::from(it.ty);
         let is_string = t == d.char_type;
@@ -348,14 +656,15 @@ fn check_items(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
             (d.types.size_of(t), 16)
         };
         let start = u64::from(it.offset);
-        let end = size
-            .checked_mul(u64::from(it.count))
-            .and_then(|l| l.checked_add(start));
         let at = base + start;
-        match end {
-            Some(e) if e <= d.data.len() as u64 => spans.push((start, e, i)),
-            _ => return Err(Error::invalid(at, format!("item {i} runs past DATA"))),
+        if start > len {
+            return Err(Error::invalid(at, format!("item {i} starts past DATA")));
         }
+        let count = u64::from(it.count);
+        if count.saturating_mul(size.max(1)) > len - start {
+            return Err(Error::count(at, count, size, len - start).in_(format!("item {i}")));
+        }
+        spans.push((start, start + size * count, i));
         if start % align != 0 {
             return Err(Error::invalid(
                 at,
@@ -369,7 +678,7 @@ fn check_items(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
             ));
         }
     }
-    spans.sort();
+    spans.sort_unstable();
     for w in spans.windows(2) {
         if w[1].0 < w[0].1 {
             return Err(Error::invalid(
@@ -383,11 +692,11 @@ fn check_items(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
 
 /// PTCH lists exactly the non-null slots, grouped by declared type (§5: 4607/4607).
 fn check_patches(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
-    let mut found: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut found: HashMap<u64, Vec<u64>> = HashMap::default();
     for &(at, t) in &d.slots {
         found.entry(t).or_default().push(at);
     }
-    let mut listed: HashMap<u64, Vec<u64>> = HashMap::new();
+    let mut listed: HashMap<u64, Vec<u64>> = HashMap::default();
     for p in &tf.patches {
         let e = listed.entry(u64::from(p.ty)).or_default();
         e.extend(p.offsets.iter().map(|&o| u64::from(o)));
@@ -413,4 +722,36 @@ fn check_patches(d: &Decoder<'_>, tf: &TagFile, base: u64) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reachability_follows_pointers_inside_structs_and_arrays() {
+        let ptr = |i: u32| Value::Pointer(Some(Ptr::Object(ObjectId(i))));
+        let object = |values: Vec<Value>| Object {
+            class: ClassId(0),
+            values,
+        };
+        let objects = vec![
+            object(vec![Value::Struct(vec![ptr(1)])]),
+            object(vec![Value::Array(Array::Values(vec![Value::CArray(
+                vec![ptr(2)],
+            )]))]),
+            object(vec![ptr(0)]),
+            // An island: 3 and 4 point at each other only.
+            object(vec![ptr(4)]),
+            object(vec![ptr(3)]),
+        ];
+        assert_eq!(
+            reachable(&objects, ObjectId(0)),
+            [true, true, true, false, false]
+        );
+        assert_eq!(
+            reachable(&objects, ObjectId(3)),
+            [false, false, false, true, true]
+        );
+    }
 }

@@ -46,7 +46,7 @@ pub fn parse(data: &[u8], indx: &Section) -> Result<(Vec<Item>, Vec<Patch>)> {
     };
     let (o, n) = sub(b"ITEM")?.payload();
     let item = &data[o as usize..(o + n) as usize];
-    if item.len() % 12 != 0 {
+    if !item.len().is_multiple_of(12) {
         return Err(Error::invalid(
             o,
             format!("ITEM is {} bytes, not a multiple of 12", item.len()),

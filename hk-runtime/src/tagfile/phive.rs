@@ -1,5 +1,5 @@
 //! The phive container around a TAG0 tagfile (Nintendo's `.bphsh` shapes and `.bphcl`
-//! cloth; seed 003, docs/tagfile-format.md §1).
+//! cloth; docs/tagfile-format.md §1).
 //!
 //! Header, little endian: `Phive\0`, two reserved bytes, the byte-order mark `FF FE`, the
 //! file type (0 shape, 3 cloth) and the section capacity N, then N u32 section offsets and
@@ -9,10 +9,11 @@
 //! first section is the TAG0. Measured on the 2 TotK `.bphcl` files (type 3, N = 3: TAG0,
 //! an AAMP parameter archive, the end); public description: EPD wiki "Common Phive".
 //!
-//! In a shape (type 0) the sections after the TAG0 are seed 003's material array (u32
+//! In a shape (type 0) the sections after the TAG0 are the material array (u32
 //! material, u32 sub-material, u64 shape-tag mask) and layer-hit-mask array (u64 layer
 //! mask, u64 sub-layer mask). No `.bphsh` is in the corpus; hk reads and writes these from
-//! seed 003's tables and checks them only on files it wrote itself.
+//! the layout in docs/collision-notes.md §6 and checks them only on files it wrote
+//! itself.
 
 use crate::error::{Error, Result};
 
@@ -23,7 +24,7 @@ pub const SHAPE: u8 = 0;
 /// Phive file type of cloth (`.bphcl`).
 pub const CLOTH: u8 = 3;
 
-/// One entry of a shape's material array (seed 003, 16 bytes).
+/// One entry of a shape's material array (docs/collision-notes.md §6, 16 bytes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Material {
     /// Material id (PhiveConfig `MaterialCollection`).
@@ -34,8 +35,8 @@ pub struct Material {
     pub shape_tags: u64,
 }
 
-/// One entry of a shape's layer-hit-mask array (seed 003, 16 bytes; "not fully confirmed"
-/// there).
+/// One entry of a shape's layer-hit-mask array (docs/collision-notes.md §6, 16 bytes;
+/// research, not measured).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HitMask {
     /// Layer hit mask (`LayerEntityCollection` / `LayerSensorCollection`).

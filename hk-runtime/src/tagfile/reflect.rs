@@ -6,7 +6,7 @@
 //! types Havok's own tables use (docs/tagfile-format.md §3): `hkArray<T, A>` with its three
 //! members, `T*<T>`, `hkStringPtr`, `hkEnum<E, S>` over an integer typedef, `T[N]` tuples,
 //! and the float tuples `hkVector4f`, `hkQuaternionf`, `hkRotationImpl<float>`,
-//! `hkMatrix4f`. Relative forms (seed 003) are `hkRelPtr<T>` (a pointer slot) and
+//! `hkMatrix4f`. Relative forms (docs/collision-notes.md §7) are `hkRelPtr<T>` (a pointer slot) and
 //! `hkRelArray<T>`, `hkRelArrayView<T, int>` (array slots); their tagfile form is not
 //! measured on any file (docs/tagfile-format.md §6).
 //!
@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use super::types::{kind, Body, Param, TagMember, TagType, TypeTable};
 use crate::error::{Error, Result};
-use crate::layout::Layouts;
+use crate::schema::layout::Layouts;
 use crate::schema::{Class, Member, Schema};
 use crate::types::TypeKind;
 
@@ -417,7 +417,8 @@ pub fn table(schema: &Schema, classes: &[&str]) -> Result<TypeTable> {
 }
 
 /// `graph` as a TAG0 of SDK `sdk`, with a type table [`table`] writes from `schema` for the
-/// classes the graph's objects have, in the order the generation's `[tagfile]` rules give.
+/// classes the graph's objects have (by name), in the order the generation's `[tagfile]`
+/// rules give.
 ///
 /// # Errors
 /// A schema without `[tagfile]` rules, anything [`table`] reports, or a value that does not
@@ -428,7 +429,12 @@ pub fn write(graph: &crate::graph::Graph, schema: &Schema, sdk: &str) -> Result<
         .tagfile
         .as_ref()
         .ok_or_else(|| Error::schema(format!("{} has no [tagfile] rules", g.name)))?;
-    let mut classes: Vec<&str> = graph.objects.iter().map(|o| o.class.as_str()).collect();
+    let names = graph.schema();
+    let mut classes: Vec<&str> = graph
+        .objects
+        .iter()
+        .map(|o| names.name_of(o.class))
+        .collect();
     classes.sort_unstable();
     classes.dedup();
     let table = table(schema, &classes)?;

@@ -5,11 +5,14 @@
 //! member types. Tagfiles store no member-type numbers and no signatures, so the extracted
 //! generation numbers the types in hk's own order.
 
+use super::parse::TagFile;
 use super::types::TypeTable;
-use super::TagFile;
-use crate::check::{LayoutRow, Verdict};
+use std::collections::HashMap;
+
 use crate::error::Result;
-use crate::layout::{Endian, LayoutRules, Layouts};
+use crate::rules::{Endian, LayoutRules};
+use crate::schema::layout::Layouts;
+use crate::schema::report::{stored_layout, LayoutRow, Verdict};
 use crate::schema::{Class, Container, Generation, Member, Schema};
 use crate::types::TypeKind;
 
@@ -154,6 +157,10 @@ pub fn extract(files: &[&TagFile], name: &str) -> Result<Schema> {
             .count()
     };
     let plain = extract_with(files, name, RULES)?;
+    // No rule needs fewer than no gaps.
+    if gaps(&plain) == 0 {
+        return Ok(plain);
+    }
     let reusing = LayoutRules {
         reuse_padding: true,
         ..RULES
@@ -174,13 +181,21 @@ pub fn extract(files: &[&TagFile], name: &str) -> Result<Schema> {
 /// not form a valid schema (a parent or member class missing).
 pub fn extract_with(files: &[&TagFile], name: &str, rules: LayoutRules) -> Result<Schema> {
     let mut classes: Vec<Class> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
     let mut sdk = String::new();
     for tf in files {
+        // Records that do not fit their members, or nest without end, are refused before
+        // the layout engine follows them.
+        super::bind::check_records(&tf.types).map_err(crate::Error::schema)?;
         sdk.clone_from(&tf.sdk_version);
         for c in classes_of(tf) {
-            match classes.iter_mut().find(|x| x.name == c.name) {
-                None => classes.push(c),
-                Some(x) => {
+            match index.get(&c.name) {
+                None => {
+                    index.insert(c.name.clone(), classes.len());
+                    classes.push(c);
+                }
+                Some(&i) => {
+                    let x = &mut classes[i];
                     if !merge(x, &c) {
                         return Err(crate::Error::schema(format!(
                             "class {} is described differently by two of the files (SDK {})",
@@ -209,7 +224,16 @@ pub fn extract_with(files: &[&TagFile], name: &str, rules: LayoutRules) -> Resul
     };
     // Tagfiles list no vtable slots, nor why a member sits past the natural place (an
     // HK_ALIGN16 member, a base that keeps its tail padding): the stated offsets say, so the
-    // interface counts and gaps are inferred from them.
+    // interface counts and gaps are inferred from them, unless the classes as stated already
+    // reproduce every offset and size (inference would then keep them as they are).
+    let stated = Schema::new(generation.clone(), classes.clone())
+        .map_err(|d| crate::Error::schema(d.to_string()))?;
+    if stored_layout(&stated, &stated)
+        .iter()
+        .all(|r| r.verdict == Verdict::Match)
+    {
+        return Ok(stated);
+    }
     crate::schema::infer::fit(&generation, &mut classes).map_err(crate::Error::schema)?;
     Schema::new(generation, classes).map_err(|d| crate::Error::schema(d.to_string()))
 }

@@ -2,7 +2,7 @@
 
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
-use crate::layout::Endian;
+use crate::rules::Endian;
 
 /// Size of a section header.
 pub const SECTION_HEADER: u64 = 8;

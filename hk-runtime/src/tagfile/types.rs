@@ -5,6 +5,10 @@ use super::section::Section;
 use super::varint;
 use crate::error::{Error, Result};
 
+/// How deep values nest (structs in structs, tuples, arrays of arrays) before reading
+/// stops with [`crate::error::ReadError::TooDeep`] (and type tables are refused).
+pub const MAX_DEPTH: usize = 32;
+
 /// A template parameter: `t…` names take a type index, `v…` names an integer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
@@ -402,13 +406,71 @@ impl TypeTable {
             .collect()
     }
 
-    /// [`TypeTable::members_of`] as owned (name, offset, type) triples, for walkers that
-    /// borrow the table mutably while they visit the members.
-    pub fn member_slots(&self, t: u64) -> Vec<(String, u64, u64)> {
-        self.members_of(t)
-            .iter()
-            .map(|m| (m.name.clone(), m.offset, m.ty))
-            .collect()
+    /// The element count of tuple `t` (the format word's bits above the kind byte).
+    pub fn tuple_count(&self, t: u64) -> u64 {
+        self.format_of(t) >> 8
+    }
+
+    /// Width in bytes and sign of the values integer type `t` stores: the format word's
+    /// width bits (0x2000, 0x4000, 0x8000, 0x10000 for 1, 2, 4, 8 bytes), else its size.
+    ///
+    /// # Errors
+    /// A type whose size is not 1, 2, 4 or 8 bytes, or narrower than its width.
+    pub fn int_format(&self, t: u64) -> Result<(u8, bool), String> {
+        let size = self.int_size(t)?;
+        let f = self.format_of(t);
+        let width = match f & 0x1F000 {
+            0x2000 => 1,
+            0x4000 => 2,
+            0x8000 => 4,
+            0x10000 => 8,
+            _ => size,
+        };
+        if width > size {
+            return Err(format!(
+                "{} stores {width}-byte integers in {size} bytes",
+                self.full_name(t)
+            ));
+        }
+        Ok((width, f & 0x200 != 0))
+    }
+
+    /// The size of bool or integer type `t`, which must be an integer width.
+    ///
+    /// # Errors
+    /// A size other than 1, 2, 4 or 8 bytes.
+    pub fn int_size(&self, t: u64) -> Result<u8, String> {
+        match self.size_of(t) {
+            s @ (1 | 2 | 4 | 8) => Ok(s as u8),
+            s => Err(format!(
+                "{} is {s} bytes, not an integer width",
+                self.full_name(t)
+            )),
+        }
+    }
+
+    /// How many consecutive `f32`s type `t` is, when it is nothing else: 1 for a 4-byte
+    /// float, `n × k` for a tuple of `n` elements that are `k` floats each (`hkVector4f`: 4,
+    /// `hkMatrix3f`: 12, a tuple of 4 `hkVector4f`: 16). At most 16; `None` otherwise.
+    pub fn float_run(&self, t: u64) -> Option<u64> {
+        self.float_run_at(t, 0)
+    }
+
+    fn float_run_at(&self, t: u64, depth: u32) -> Option<u64> {
+        if depth > 8 {
+            return None;
+        }
+        match self.kind_of(t) {
+            kind::FLOAT if self.size_of(t) == 4 => Some(1),
+            kind::TUPLE => {
+                let sub = self.subtype_of(t);
+                let k = self.float_run_at(sub, depth + 1)?;
+                let total = self.tuple_count(t).checked_mul(k)?;
+                (self.size_of(sub) == 4 * k && total <= 16 && self.size_of(t) >= 4 * total)
+                    .then_some(total)
+            }
+            _ => None,
+        }
     }
 
     /// The type arguments (`tT`, `tAllocator`, ...) of type `t`.
@@ -422,6 +484,63 @@ impl TypeTable {
                     .map(|p| p.value)
                     .collect()
             })
+            .unwrap_or_default()
+    }
+}
+
+/// What the reader and writer ask of one type, through its parent chain: the answers of
+/// [`TypeTable::size_of`], [`TypeTable::kind_of`] and the rest, computed once per table so
+/// that no value walks a parent chain.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Fact {
+    pub size: u64,
+    pub kind: u64,
+    pub subtype: u64,
+    pub tuple_count: u64,
+    /// [`TypeTable::int_format`] of an integer or bool type, when it succeeds.
+    pub int: Option<(u8, bool)>,
+    /// [`TypeTable::int_size`] of an integer or bool type, when it succeeds.
+    pub int_size: Option<u8>,
+    pub float_run: Option<u64>,
+}
+
+/// What the reader and writer ask of every type of one table (sizes, kinds, integer
+/// formats, float runs through the parent chains), computed once per table and shared by
+/// the files that carry the same table.
+#[derive(Debug, Default)]
+pub struct Facts(Vec<Fact>);
+
+impl Facts {
+    /// The facts of `table`.
+    pub fn new(table: &TypeTable) -> Self {
+        Facts(
+            (0..table.types.len() as u64)
+                .map(|t| {
+                    let kind = table.kind_of(t);
+                    // Integer facts only for the kinds that have them (their errors build
+                    // messages).
+                    let int_like = matches!(kind, kind::INT | kind::BOOL);
+                    Fact {
+                        size: table.size_of(t),
+                        kind,
+                        subtype: table.subtype_of(t),
+                        tuple_count: table.tuple_count(t),
+                        int: int_like.then(|| table.int_format(t).ok()).flatten(),
+                        int_size: int_like.then(|| table.int_size(t).ok()).flatten(),
+                        float_run: table.float_run(t),
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// The facts of type `t` (those of a type without a body past the table's end).
+    #[inline]
+    pub(crate) fn get(&self, t: u64) -> Fact {
+        usize::try_from(t)
+            .ok()
+            .and_then(|i| self.0.get(i))
+            .copied()
             .unwrap_or_default()
     }
 }

@@ -1,4 +1,6 @@
-use hk_runtime::typed::HkClass;
+use hk_runtime::graph::ObjectId;
+use hk_runtime::packfile::PackfileInfo;
+use hk_runtime::typed::{Class, Enum, HkClass, HkString, TypedFile};
 
 hk_derive::schema!(path = "hk-derive/tests/ui/schemas/good", classes = ["uiThing"]);
 
@@ -9,7 +11,23 @@ fn main() {
     // Interface slot (4), refCount, kind, name, position (16-aligned), children, type.
     let offs = UiThing::offsets(hk_runtime::LayoutRules::BE32);
     assert_eq!(offs, [4, 8, 12, 16, 32, 44]);
-    let t = UiThing { kind: UiThingKind::KindBox, r#type: 1.5, ..Default::default() };
-    let back = UiThing::from_fields(&t.to_fields()).unwrap();
+    let t = UiThing {
+        kind: Enum::new(UiThingKind::KindBox).unwrap(),
+        name: HkString::from("box"),
+        r#type: 1.5,
+        ..Default::default()
+    };
+    assert_eq!(t.kind.get(), UiThingKind::KindBox);
+    let back = UiThing::from_values(&t.to_values().unwrap()).unwrap();
     assert_eq!(back, t);
+
+    // Written through the packfile write engine and decoded back, without a graph.
+    let mut info = PackfileInfo::new(&schema().generation, hk_runtime::LayoutRules::BE32);
+    info.class_names = Some(Vec::new());
+    let file = TypedFile { objects: vec![AnyObject::UiThing(t)], root: ObjectId(0), info };
+    let bytes = file.write().unwrap();
+    let again = decode_file(&bytes).unwrap();
+    assert_eq!(again.objects, file.objects);
+    assert_eq!(again.write().unwrap(), bytes);
+    assert!(traverse_file(&bytes).is_ok());
 }

@@ -1,0 +1,69 @@
+//! The `hk` command line as a library: every command is a function that takes a
+//! [`Context`] (the schemas and game profiles), writes its output to an [`Out`] and returns
+//! a [`Status`] or a typed [`Error`]. The `hk` binary only parses arguments, builds the
+//! context, calls one of these and prints the error.
+//!
+//! Every command that reads a Havok file goes through [`hk_runtime::file::open`] (via
+//! [`Context::open`]): one container detection and one schema-selection rule. The schema
+//! folders and game profiles are built into the binary ([`embedded`]), so an installed `hk`
+//! works anywhere; a folder on disk can replace either ([`Options`]).
+//!
+//! | command | function |
+//! |---|---|
+//! | `hk info` | [`info::info`] |
+//! | `hk dump`, `hk build` | [`dump::dump_file`], [`dump::build`] |
+//! | `hk diff` | [`diff::diff`] |
+//! | `hk roundtrip` | [`roundtrip::run`] |
+//! | `hk schema ...` | [`schema::signatures`], [`schema::verify`], [`schema::check`], [`schema::extract`], [`schema::layout`], [`schema::import`] |
+//! | `hk sample` | [`sample::run`] |
+//! | `hk gen crate`, `hk gen all` | [`generate::gen_crate`], [`generate::gen_all`] |
+//! | `hk bench` | [`bench::run`] |
+
+pub mod bench;
+pub mod context;
+pub mod diff;
+pub mod dump;
+pub mod embedded;
+pub mod error;
+pub mod gen;
+pub mod generate;
+pub mod import;
+pub mod info;
+pub mod out;
+pub mod roundtrip;
+pub mod sample;
+pub mod schema;
+pub mod typed710;
+
+pub use context::{Context, Options};
+pub use error::{Error, Result};
+pub use out::Out;
+
+/// How a command that ran to the end came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Everything checked agrees (exit status 0).
+    Success,
+    /// Something checked disagrees: a mismatch, a difference, a file that does not
+    /// round-trip (exit status 1). Errors are exit status 2.
+    Failure,
+}
+
+impl Status {
+    /// [`Status::Success`] when `ok`.
+    pub fn from_ok(ok: bool) -> Status {
+        if ok {
+            Status::Success
+        } else {
+            Status::Failure
+        }
+    }
+
+    /// The process exit status.
+    pub fn code(self) -> u8 {
+        match self {
+            Status::Success => 0,
+            Status::Failure => 1,
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! `hk sample`: small files hk writes itself from schemas, for profiles that have no real
+//! files to test with (and for trying hk without a corpus). Each is an object graph built
+//! with [`Graph::add_object`] and [`Graph::set`] (every value checked against its member).
+//! Packfile samples go through the packfile writer; tagfile samples get a type table
+//! written from their schema (`tagfile::reflect`), the TAG0 writer, and their container
+//! (cm or phive).
+
+mod doom;
+mod nso;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use hk_runtime::graph::{default_value, Array, Floats, Graph, ObjectId, Ptr, Value};
+use hk_runtime::packfile::PackfileInfo;
+use hk_runtime::schema::Shape;
+use hk_runtime::tagfile::{cm, phive::Phive, reflect};
+use hk_runtime::Schema;
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::out::{outln, Out};
+use crate::Status;
+
+/// The samples hk can write: `(file name, schema folder, what it holds)`.
+pub const SAMPLES: &[(&str, &str, &str)] = &[
+    (
+        "shred_box.hkx",
+        "havok-7.1",
+        "one fixed rigid body with a box shape, 32-bit big endian",
+    ),
+    (
+        "destiny-2012_compound.hkx",
+        "havok-2012.2",
+        "a static compound shape with one compressed-mesh instance",
+    ),
+    (
+        "nso-2023_box.bphsh",
+        "havok-2023.2",
+        "phive shape: an hknpMeshShape box of six quads, one material, one hit mask",
+    ),
+    (
+        "doom-2016_box.hkshape",
+        "havok-2016",
+        "id Tech cm: one surface record and a box hknpConvexPolytopeShape (TAG0 20160200)",
+    ),
+    (
+        "doom-2016_compound.hkshape",
+        "havok-2016",
+        "id Tech cm: an hknpCompoundShape of two box instances over an hkcdDynamicTree",
+    ),
+    (
+        "doom-2016_mesh.hkshape",
+        "havok-2016",
+        "id Tech cm: one surface record and an hknpCompressedMeshShape of two triangles",
+    ),
+];
+
+/// The container a tagfile sample goes in.
+enum Container {
+    /// An id Tech cm container with these surface records (retail record version).
+    Cm(Vec<cm::SurfaceRecord>),
+    /// A phive container.
+    Phive(Phive),
+}
+
+/// A sample's graph under construction (the first object added is the root).
+struct Build {
+    g: Graph,
+}
+
+impl Build {
+    fn new(schema: Arc<Schema>) -> Build {
+        Build {
+            g: Graph::new(schema),
+        }
+    }
+
+    fn schema(&self) -> &Schema {
+        self.g.schema()
+    }
+
+    fn add(&mut self, class: &str) -> Result<ObjectId> {
+        Ok(self.g.add_object(class)?)
+    }
+
+    fn set(&mut self, id: ObjectId, path: &str, v: Value) -> Result<()> {
+        Ok(self.g.set(id, path, v)?)
+    }
+
+    /// Sets the array at `path` to `n` zero elements (struct elements are then set member
+    /// by member through `path[i].member`).
+    fn fill(&mut self, id: ObjectId, path: &str, n: usize) -> Result<()> {
+        let class = self.g.object(id).class;
+        let (_, shape) = self.g.resolve(class, path)?;
+        let Shape::Array(_, elem) = shape else {
+            return Err(
+                hk_runtime::Error::invalid_write(format!("`{path}` is not an array")).into(),
+            );
+        };
+        let zero = default_value(self.g.schema(), &elem)?;
+        self.set(id, path, list(vec![zero; n]))
+    }
+}
+
+fn ptr(id: ObjectId) -> Value {
+    Value::Pointer(Some(Ptr::Object(id)))
+}
+
+fn text(s: &str) -> Value {
+    Value::String(Some(s.to_string()))
+}
+
+/// A float tuple.
+fn floats(v: &[f32]) -> Value {
+    Value::Floats(Floats::new(v).expect("at most 16 floats"))
+}
+
+/// An array of values (stored in the column its member's elements take).
+fn list(v: Vec<Value>) -> Value {
+    Value::Array(Array::Values(v))
+}
+
+/// The value of item `item` of enum `class.name` in the schema.
+fn item(schema: &Schema, class: &str, name: &str, item: &str) -> Result<Value> {
+    schema
+        .class(class)
+        .and_then(|c| c.enums.iter().find(|e| e.name == name))
+        .and_then(|e| e.items.iter().find(|i| i.name == item))
+        .map(|i| Value::UInt(i.value as u64))
+        .ok_or_else(|| {
+            hk_runtime::Error::schema(format!(
+                "{} has no {class}.{name}.{item}",
+                schema.generation.name
+            ))
+            .into()
+        })
+}
+
+/// Sets the root-level container `root`'s one named variant to `variant`.
+fn named_variant(
+    b: &mut Build,
+    root: ObjectId,
+    name: &str,
+    class: &str,
+    variant: ObjectId,
+) -> Result<()> {
+    b.fill(root, "namedVariants", 1)?;
+    b.set(root, "namedVariants[0].name", text(name))?;
+    b.set(root, "namedVariants[0].className", text(class))?;
+    b.set(root, "namedVariants[0].variant", ptr(variant))
+}
+
+/// A packfile sample's graph.
+fn packfile(name: &str, schema: Arc<Schema>) -> Result<Graph> {
+    let mut b = Build::new(schema);
+    let identity = [
+        1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+    ];
+    match name {
+        "shred_box.hkx" => {
+            let root = b.add("hkRootLevelContainer")?;
+            let data = b.add("hkpPhysicsData")?;
+            let system = b.add("hkpPhysicsSystem")?;
+            let body = b.add("hkpRigidBody")?;
+            let shape = b.add("hkpBoxShape")?;
+            named_variant(&mut b, root, "Physics Data", "hkpPhysicsData", data)?;
+            b.set(data, "systems", list(vec![ptr(system)]))?;
+            b.set(system, "rigidBodies", list(vec![ptr(body)]))?;
+            b.set(system, "name", text("Default Physics System"))?;
+            b.set(system, "active", Value::Bool(1))?;
+            b.set(body, "collidable.shape", ptr(shape))?;
+            b.set(body, "collidable.broadPhaseHandle.type", Value::Int(1))?;
+            b.set(body, "name", text("box"))?;
+            b.set(body, "motion.type", Value::UInt(5))?;
+            b.set(body, "motion.motionState.transform", floats(&identity))?;
+            b.set(shape, "radius", Value::Real(0.05))?;
+            b.set(shape, "halfExtents", floats(&[0.5, 0.5, 0.5, 0.0]))?;
+        }
+        "destiny-2012_compound.hkx" => {
+            let root = b.add("hkRootLevelContainer")?;
+            let compound = b.add("hkpStaticCompoundShape")?;
+            let mesh = b.add("hkpBvCompressedMeshShape")?;
+            named_variant(
+                &mut b,
+                root,
+                "Static Compound",
+                "hkpStaticCompoundShape",
+                compound,
+            )?;
+            b.fill(compound, "instances", 1)?;
+            // Translation, rotation (identity quaternion), scale.
+            b.set(
+                compound,
+                "instances[0].transform",
+                floats(&[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0]),
+            )?;
+            b.set(compound, "instances[0].shape", ptr(mesh))?;
+        }
+        other => return Err(Error::usage(format!("no sample named `{other}`"))),
+    }
+    Ok(b.g)
+}
+
+/// Writes a tagfile sample: a type table from its schema for the classes its objects use,
+/// the TAG0 in the generation's table order, and the container.
+fn tagfile_bytes(graph: &Graph, container: Container) -> Result<Vec<u8>> {
+    let schema = graph.schema();
+    let tag0 = reflect::write(graph, schema, &schema.generation.contents_version)?;
+    Ok(match container {
+        Container::Cm(records) => cm::Cm::write(&records, cm::RETAIL_VERSION, &tag0),
+        Container::Phive(p) => p.write(&tag0)?,
+    })
+}
+
+/// The bytes of sample `name`.
+///
+/// # Errors
+/// An unknown sample, or a schema that lacks its classes.
+pub fn bytes(ctx: &Context, name: &str) -> Result<Vec<u8>> {
+    let (_, folder, _) = SAMPLES
+        .iter()
+        .find(|s| s.0 == name)
+        .ok_or_else(|| Error::usage(format!("no sample named `{name}`")))?;
+    let schema = ctx.schemas().load(folder)?;
+    let tagfile = |(g, c): (Graph, Container)| tagfile_bytes(&g, c);
+    match name {
+        "doom-2016_box.hkshape" => tagfile(doom::box_shape(schema)?),
+        "doom-2016_mesh.hkshape" => tagfile(doom::mesh(schema)?),
+        "doom-2016_compound.hkshape" => tagfile(doom::compound(schema)?),
+        "nso-2023_box.bphsh" => tagfile(nso::build(schema)?),
+        _ => {
+            let g = &schema.generation;
+            let info = PackfileInfo::new(g, g.layout);
+            let graph = packfile(name, Arc::clone(&schema))?;
+            Ok(hk_runtime::packfile::write::write(&graph, &info)?)
+        }
+    }
+}
+
+/// `hk sample --out DIR`: writes every sample.
+///
+/// # Errors
+/// A sample that cannot be built, or a file that cannot be written.
+pub fn run(ctx: &Context, out: &Path, o: &mut Out<'_>) -> Result<Status> {
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    for (name, folder, what) in SAMPLES {
+        let b = bytes(ctx, name)?;
+        let path = out.join(name);
+        std::fs::write(&path, &b).map_err(|e| Error::io(&path, e))?;
+        outln!(
+            o,
+            "{} ({} bytes, {folder}): {what}",
+            path.display(),
+            b.len()
+        );
+    }
+    Ok(Status::Success)
+}

@@ -1,0 +1,282 @@
+//! Comparing a schema with a packfile: stored signatures, stored metadata offsets and sizes,
+//! and the pointer slots the file's fixups imply.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::{Loc, Packfile};
+use crate::error::Result;
+use crate::schema::layout::{align_up, Layouts};
+use crate::schema::report::{LayoutRow, SignatureRow, Verdict};
+use crate::schema::signature::{self, SignatureSource};
+use crate::schema::Schema;
+use crate::types::TypeKind;
+
+/// Pointer slots of the data objects against the file's fixups.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SlotCheck {
+    /// Objects walked.
+    pub objects: usize,
+    /// Objects whose class the schema lacks.
+    pub unknown_objects: Vec<String>,
+    /// Fixup sources in the data section.
+    pub fixups: usize,
+    /// Of those, the ones on a pointer slot the layout predicts.
+    pub on_slots: usize,
+    /// Fixup sources on no predicted slot, as `(section offset, owning object class)`.
+    pub strays: Vec<(u32, String)>,
+    /// Objects whose padded body ends exactly where their first owned data starts, of those
+    /// that own data.
+    pub bodies_ok: usize,
+    /// Objects that own data.
+    pub bodies: usize,
+}
+
+/// Everything `hk schema check` reports for one file.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Stored signatures.
+    pub signatures: Vec<SignatureRow>,
+    /// Stored metadata sizes and offsets (empty without metadata).
+    pub layout: Vec<LayoutRow>,
+    /// The pointer-slot check of `__data__`.
+    pub slots: SlotCheck,
+}
+
+impl Report {
+    /// Whether every row agrees.
+    pub fn ok(&self) -> bool {
+        self.signatures.iter().all(|r| r.verdict.ok())
+            && self.layout.iter().all(|r| r.verdict.ok())
+            && self.slots.strays.is_empty()
+            && self.slots.unknown_objects.is_empty()
+            && self.slots.bodies_ok == self.slots.bodies
+    }
+}
+
+/// Checks the stored signatures of `pf` against `schema`.
+pub fn signatures(schema: &Schema, pf: &Packfile<'_>) -> Vec<SignatureRow> {
+    pf.class_names
+        .iter()
+        .map(|cn| {
+            let sig = schema
+                .class(cn.name)
+                .and_then(|_| signature::signature(schema, cn.name).ok());
+            let (computed, pinned, verdict) = match sig {
+                None => (None, None, Verdict::Missing),
+                Some(s) => match s.source {
+                    SignatureSource::Computed => (
+                        Some(s.value),
+                        None,
+                        if s.value == cn.signature {
+                            Verdict::Match
+                        } else {
+                            Verdict::Mismatch
+                        },
+                    ),
+                    SignatureSource::Pinned { computed } => {
+                        let v = if computed == cn.signature {
+                            Verdict::Match
+                        } else if s.value == cn.signature {
+                            Verdict::Pinned
+                        } else {
+                            Verdict::Mismatch
+                        };
+                        (Some(computed), Some(s.value), v)
+                    }
+                },
+            };
+            SignatureRow {
+                class: cn.name.to_string(),
+                stored: cn.signature,
+                computed,
+                pinned,
+                verdict,
+            }
+        })
+        .collect()
+}
+
+/// Walks every object of the `__data__` section with `schema`'s layouts and compares the
+/// pointer slots it predicts with the fixup sources the file has. docs/packfile-format.md
+/// §7.1 and §8: every fixup source lies on a pointer member of its object's class or of an
+/// element of one of its arrays, and an object's arrays start after its body padded to 16.
+///
+/// # Errors
+/// Only on malformed array headers (a count past the end of the section).
+pub fn pointer_slots(schema: &Schema, pf: &Packfile<'_>) -> Result<SlotCheck> {
+    let mut out = SlotCheck::default();
+    let Some(data) = pf.section("__data__") else {
+        return Ok(out);
+    };
+    let sec = data.index;
+    let mut objects: Vec<(u32, String)> = pf
+        .objects()
+        .filter(|(l, _)| l.section == sec)
+        .map(|(l, n)| (l.offset, n.to_string()))
+        .collect();
+    objects.sort();
+    let sources: BTreeSet<u32> = pf
+        .pointers()
+        .iter()
+        .filter(|(l, _)| l.section == sec)
+        .map(|(l, _)| l.offset)
+        .collect();
+    out.fixups = sources.len();
+    let mut layouts = Layouts::new(schema, pf.rules());
+    let mut predicted: HashMap<u32, String> = HashMap::new();
+    let limit = data.local_fixups;
+    for (i, (start, class)) in objects.iter().enumerate() {
+        out.objects += 1;
+        let next = objects.get(i + 1).map_or(limit, |o| o.0);
+        if schema.class(class).is_none() {
+            out.unknown_objects.push(class.clone());
+            continue;
+        }
+        let mut walker = Walker {
+            pf,
+            layouts: &mut layouts,
+            sec,
+            slots: Vec::new(),
+            budget: 1 << 22,
+        };
+        walker.object(class, *start)?;
+        for s in &walker.slots {
+            predicted.insert(*s, class.clone());
+        }
+        let size = layouts.class(class)?.size;
+        let body_end = align_up(start + size, 16);
+        let owned = pf
+            .pointers()
+            .iter()
+            .filter(|(src, dst)| {
+                src.section == sec
+                    && (*start..next).contains(&src.offset)
+                    && dst.section == sec
+                    && dst.offset > *start
+                    && dst.offset < next
+            })
+            .map(|(_, dst)| dst.offset)
+            .min();
+        if let Some(first) = owned {
+            out.bodies += 1;
+            if first == body_end {
+                out.bodies_ok += 1;
+            }
+        }
+    }
+    for s in &sources {
+        if predicted.contains_key(s) {
+            out.on_slots += 1;
+        } else {
+            let owner = objects
+                .iter()
+                .rev()
+                .find(|o| o.0 <= *s)
+                .map_or("?".to_string(), |o| o.1.clone());
+            out.strays.push((*s, owner));
+        }
+    }
+    Ok(out)
+}
+
+struct Walker<'p, 's, 'a> {
+    pf: &'p Packfile<'a>,
+    layouts: &'p mut Layouts<'s>,
+    sec: u32,
+    slots: Vec<u32>,
+    budget: usize,
+}
+
+impl Walker<'_, '_, '_> {
+    fn object(&mut self, class: &str, at: u32) -> Result<()> {
+        if self.budget == 0 {
+            return Ok(());
+        }
+        self.budget -= 1;
+        let members = self.layouts.flattened(class)?;
+        for &(_, m, l) in members.iter() {
+            let n = u32::from(m.array_size).max(1);
+            let each = l.size / n;
+            for k in 0..n {
+                self.member(
+                    m.ty,
+                    m.subtype,
+                    m.class.as_deref(),
+                    at + l.offset + k * each,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn member(
+        &mut self,
+        ty: TypeKind,
+        subtype: TypeKind,
+        class: Option<&str>,
+        at: u32,
+    ) -> Result<()> {
+        let p = self.pf.rules().ptr();
+        match ty {
+            TypeKind::Pointer
+            | TypeKind::CString
+            | TypeKind::StringPtr
+            | TypeKind::FunctionPointer => self.slots.push(at),
+            TypeKind::Variant => {
+                self.slots.push(at);
+                self.slots.push(at + p);
+            }
+            TypeKind::HomogeneousArray => {
+                self.slots.push(at);
+                self.slots.push(at + p);
+            }
+            TypeKind::Array | TypeKind::SimpleArray => {
+                self.slots.push(at);
+                let Some(dst) = self.pf.resolve(Loc {
+                    section: self.sec,
+                    offset: at,
+                }) else {
+                    return Ok(());
+                };
+                let count = self.pf.bytes().u32(self.pf.abs(Loc {
+                    section: self.sec,
+                    offset: at + p,
+                }))?;
+                // Only elements that hold pointers matter here.
+                let holds_pointers = matches!(
+                    subtype,
+                    TypeKind::Struct
+                        | TypeKind::Pointer
+                        | TypeKind::CString
+                        | TypeKind::StringPtr
+                        | TypeKind::Variant
+                );
+                if !holds_pointers || (subtype == TypeKind::Struct && class.is_none()) {
+                    return Ok(());
+                }
+                let stride = self.layouts.element_size(subtype, class)?;
+                let sec = &self.pf.sections[dst.section as usize];
+                let left = u64::from(sec.local_fixups.saturating_sub(dst.offset));
+                if u64::from(count) * u64::from(stride) > left {
+                    return Err(crate::error::Error::invalid(
+                        self.pf.abs(Loc {
+                            section: self.sec,
+                            offset: at + p,
+                        }),
+                        format!("array of {count} × {stride} bytes runs past its section"),
+                    ));
+                }
+                for i in 0..count {
+                    self.member(subtype, TypeKind::Void, class, dst.offset + i * stride)?;
+                }
+            }
+            TypeKind::Struct => {
+                if let Some(c) = class {
+                    self.object(c, at)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

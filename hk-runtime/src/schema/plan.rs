@@ -1,0 +1,295 @@
+//! Plans: a class laid out under one set of [`LayoutRules`] as a flat list of operations,
+//! one per flattened member (offset, size and what to read or write there), with the
+//! strides of array elements and the byte ranges of the body that no member covers.
+//!
+//! Readers and writers run plans instead of asking the layout engine per object; a
+//! [`Schema`] computes each plan once ([`Schema::plan`]).
+
+use std::sync::Arc;
+
+use super::layout::Layouts;
+use super::shape::{ArrayKind, Shape};
+use super::{ClassId, Schema};
+use crate::error::{Error, Result};
+use crate::rules::LayoutRules;
+use crate::types::TypeKind;
+
+/// What to read or write at a member's offset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Nothing: the bytes are padding.
+    Void,
+    /// One byte.
+    Bool,
+    /// An integer.
+    Int {
+        /// Width in bytes.
+        bytes: u8,
+        /// Whether it is signed.
+        signed: bool,
+    },
+    /// `ulong`, as wide as a pointer (the width under these rules).
+    ULong(u8),
+    /// An `f32`.
+    Real,
+    /// The top 16 bits of an `f32`.
+    Half,
+    /// `n` consecutive `f32`s.
+    Floats(u8),
+    /// A pointer slot.
+    Pointer,
+    /// A string slot.
+    String,
+    /// An object pointer slot, then a class pointer slot.
+    Variant,
+    /// A struct of this class, laid out by its own plan.
+    Struct(ClassId),
+    /// An array header of this kind; its elements are laid out by the element plan.
+    Array(ArrayKind, Box<Elem>),
+    /// `n` elements in place.
+    CArray(u16, Box<Elem>),
+    /// A type hk has no value form for.
+    Unsupported(TypeKind),
+}
+
+/// How one array (or C-array) element is laid out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Elem {
+    /// What each element is.
+    pub op: Op,
+    /// Bytes from one element to the next.
+    pub stride: u32,
+    /// Byte ranges `[start, end)` of one element that no member covers, tail padding
+    /// included.
+    pub gaps: Box<[(u32, u32)]>,
+}
+
+/// One flattened member.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberPlan {
+    /// Offset from the start of the object.
+    pub offset: u32,
+    /// Bytes the member takes.
+    pub size: u32,
+    /// What is there.
+    pub op: Op,
+}
+
+/// A class laid out under one set of rules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClassPlan {
+    /// The class.
+    pub class: ClassId,
+    /// Padded size.
+    pub size: u32,
+    /// Alignment.
+    pub align: u32,
+    /// Flattened members, root class first, in [`Schema::members`] order.
+    pub members: Box<[MemberPlan]>,
+    /// Byte ranges `[start, end)` of the body that no member covers (padding, `void`
+    /// members, tail padding), nested structs and C arrays included.
+    pub gaps: Box<[(u32, u32)]>,
+}
+
+/// Builds the plan of `id` (see [`Schema::plan`], which caches it).
+pub(super) fn build(schema: &Schema, id: ClassId, rules: LayoutRules) -> Result<Arc<ClassPlan>> {
+    let name = schema.name_of(id);
+    let mut layouts = Layouts::new(schema, rules);
+    let layout = layouts.class(name)?.clone();
+    let flat = layouts.flattened(name)?;
+    let shapes = schema.members(id)?;
+    let mut members = Vec::with_capacity(flat.len());
+    let mut covered: Vec<(u32, u32)> = Vec::new();
+    for ((owner, m, l), fm) in flat.iter().zip(shapes.iter()) {
+        let op = op_of(schema, &fm.shape, rules, &mut layouts)
+            .map_err(|e| e.in_member(&owner.name, &m.name))?;
+        cover(schema, &op, l.offset, l.size, rules, &mut covered)?;
+        members.push(MemberPlan {
+            offset: l.offset,
+            size: l.size,
+            op,
+        });
+    }
+    Ok(Arc::new(ClassPlan {
+        class: id,
+        size: layout.size,
+        align: layout.align,
+        members: members.into(),
+        gaps: complement(covered, layout.size),
+    }))
+}
+
+fn op_of(
+    schema: &Schema,
+    shape: &Shape,
+    rules: LayoutRules,
+    layouts: &mut Layouts<'_>,
+) -> Result<Op> {
+    Ok(match shape {
+        Shape::Void => Op::Void,
+        Shape::Bool => Op::Bool,
+        Shape::Int { bytes, signed } => Op::Int {
+            bytes: *bytes,
+            signed: *signed,
+        },
+        Shape::ULong => Op::ULong(rules.pointer_size),
+        Shape::Real => Op::Real,
+        Shape::Half => Op::Half,
+        Shape::Floats(n) => Op::Floats(*n),
+        Shape::Pointer => Op::Pointer,
+        Shape::String => Op::String,
+        Shape::Variant => Op::Variant,
+        Shape::Struct(c) => Op::Struct(*c),
+        Shape::Array(kind, inner) => {
+            Op::Array(*kind, Box::new(elem(schema, inner, rules, layouts)?))
+        }
+        Shape::CArray(n, inner) => Op::CArray(*n, Box::new(elem(schema, inner, rules, layouts)?)),
+        Shape::Unsupported(t) => Op::Unsupported(*t),
+    })
+}
+
+fn elem(
+    schema: &Schema,
+    shape: &Shape,
+    rules: LayoutRules,
+    layouts: &mut Layouts<'_>,
+) -> Result<Elem> {
+    let op = op_of(schema, shape, rules, layouts)?;
+    let stride = size_of(schema, &op, rules)?;
+    let mut covered = Vec::new();
+    cover(schema, &op, 0, stride, rules, &mut covered)?;
+    Ok(Elem {
+        op,
+        stride,
+        gaps: complement(covered, stride),
+    })
+}
+
+/// The size of one value of `op` under `rules` (an array element's stride).
+fn size_of(schema: &Schema, op: &Op, rules: LayoutRules) -> Result<u32> {
+    let p = rules.ptr();
+    Ok(match op {
+        Op::Void => 0,
+        Op::Bool => 1,
+        Op::Int { bytes, .. } => u32::from(*bytes),
+        Op::ULong(w) => u32::from(*w),
+        Op::Real => 4,
+        Op::Half => 2,
+        Op::Floats(n) => 4 * u32::from(*n),
+        Op::Pointer | Op::String => p,
+        Op::Variant => 2 * p,
+        Op::Struct(c) => schema.plan(*c, rules)?.size,
+        Op::Array(kind, _) => array_header_size(*kind, p),
+        Op::CArray(n, e) => u32::from(*n) * e.stride,
+        Op::Unsupported(t) => {
+            return Err(Error::schema(format!(
+                "`{t}` elements have no size hk knows"
+            )))
+        }
+    })
+}
+
+/// Bytes of an array header of `kind` with `p`-byte pointers.
+pub fn array_header_size(kind: ArrayKind, p: u32) -> u32 {
+    match kind {
+        ArrayKind::Array => p + 8,
+        ArrayKind::Simple => p + 4,
+        ArrayKind::Rel => 4,
+        ArrayKind::Rel64 => 16,
+        ArrayKind::RelView => 8,
+    }
+}
+
+/// Adds the byte ranges a value of `op` at `at` (taking `size` bytes) covers.
+fn cover(
+    schema: &Schema,
+    op: &Op,
+    at: u32,
+    size: u32,
+    rules: LayoutRules,
+    out: &mut Vec<(u32, u32)>,
+) -> Result<()> {
+    let p = rules.ptr();
+    let mut leaf = |n: u32| out.push((at, at + n));
+    match op {
+        Op::Void => {}
+        Op::Bool => leaf(1),
+        Op::Int { bytes, .. } => leaf(u32::from(*bytes)),
+        Op::ULong(w) => leaf(u32::from(*w)),
+        Op::Real => leaf(4),
+        Op::Half => leaf(2),
+        Op::Floats(n) => leaf(4 * u32::from(*n)),
+        Op::Pointer | Op::String => leaf(p),
+        Op::Variant => leaf(2 * p),
+        Op::Array(kind, _) => leaf(array_header_size(*kind, p)),
+        // Reading one fails with its name; nothing of it is padding.
+        Op::Unsupported(_) => leaf(size),
+        Op::Struct(c) => {
+            let plan = schema.plan(*c, rules)?;
+            let mut start = 0;
+            for &(gs, ge) in plan.gaps.iter() {
+                if gs > start {
+                    out.push((at + start, at + gs));
+                }
+                start = ge;
+            }
+            if start < plan.size {
+                out.push((at + start, at + plan.size));
+            }
+        }
+        Op::CArray(n, e) => {
+            for k in 0..u32::from(*n) {
+                cover(schema, &e.op, at + k * e.stride, e.stride, rules, out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The ranges of `[0, size)` that `covered` leaves out.
+fn complement(mut covered: Vec<(u32, u32)>, size: u32) -> Box<[(u32, u32)]> {
+    covered.sort_unstable();
+    let mut gaps = Vec::new();
+    let mut at = 0;
+    for (s, e) in covered {
+        if s > at {
+            gaps.push((at, s.min(size)));
+        }
+        at = at.max(e);
+    }
+    if at < size {
+        gaps.push((at, size));
+    }
+    gaps.retain(|(s, e)| s < e);
+    gaps.into()
+}
+
+/// Plans of one schema under one set of rules, for one read or write: a plan is borrowed
+/// from the schema's cache ([`Schema::plan_ref`]), so asking costs two loads and making
+/// one costs nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanCache<'s> {
+    schema: &'s Schema,
+    rules: LayoutRules,
+}
+
+impl<'s> PlanCache<'s> {
+    /// Plans of `schema` under `rules`.
+    pub fn new(schema: &'s Schema, rules: LayoutRules) -> Self {
+        PlanCache { schema, rules }
+    }
+
+    /// The schema.
+    pub fn schema(&self) -> &'s Schema {
+        self.schema
+    }
+
+    /// The plan of class `c`.
+    ///
+    /// # Errors
+    /// As [`Schema::plan`].
+    #[inline]
+    pub fn get(&self, c: ClassId) -> Result<&'s ClassPlan> {
+        self.schema.plan_ref(c, self.rules)
+    }
+}
