@@ -16,6 +16,7 @@
 //! checksum pass. `--threads N` spreads the files of each pass over N threads.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use hk_runtime::file::{self, Container};
@@ -119,7 +120,20 @@ fn pass<T: Sync>(
 ) -> (Duration, u64) {
     let t = Instant::now();
     let sum = match pool {
-        Some(p) => p.install(|| items.par_iter().map(&f).reduce(|| 0, u64::wrapping_add)),
+        // Each worker takes the next item from one shared counter: with the items largest
+        // first (see `run`), no worker is left alone with a large file at the end.
+        Some(p) => {
+            let next = AtomicUsize::new(0);
+            p.broadcast(|_| {
+                let mut s = 0u64;
+                while let Some(x) = items.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    s = s.wrapping_add(f(x));
+                }
+                s
+            })
+            .into_iter()
+            .fold(0, u64::wrapping_add)
+        }
         None => items.iter().map(&f).fold(0, u64::wrapping_add),
     };
     (t.elapsed(), sum)
@@ -183,6 +197,8 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             skipped.push(f);
         }
     }
+    // Largest first, so that threads share the work evenly (`pass`).
+    inputs.sort_by_key(|i| std::cmp::Reverse(i.bytes.len()));
     if inputs.is_empty() {
         if opts.json {
             // Machine-readable callers (bench/soulstruct.sh) get the same object, with
@@ -291,19 +307,16 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
         0
     };
     let mut sink = 0u64;
+    let read = |i: &Input| match file::open(&i.bytes, ctx.schemas(), Default::default()) {
+        Ok(d) => d.graph.objects.len() as u64,
+        Err(_) => fail(),
+    };
+    let mut speedups = Vec::new();
     for _ in 0..rounds {
         let p = pool.as_ref();
         let runs: [(usize, (Duration, u64)); 7] = [
             (0, pass(p, &inputs, |i| checksum(&i.bytes))),
-            (
-                1,
-                pass(p, &inputs, |i| {
-                    match file::open(&i.bytes, ctx.schemas(), Default::default()) {
-                        Ok(d) => d.graph.objects.len() as u64,
-                        Err(_) => fail(),
-                    }
-                }),
-            ),
+            (1, pass(p, &inputs, read)),
             (
                 2,
                 chunked(
@@ -341,7 +354,19 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             figures[k].times.push(t);
             sink = sink.wrapping_add(s);
         }
+        // With threads, the same read pass on one thread in the same round: the speed-up
+        // is the median of the per-round ratios, which a machine whose speed drifts
+        // between rounds moves less than a ratio of two medians.
+        if p.is_some() {
+            let (t, s) = pass(None, &inputs, read);
+            if let Some(&n) = figures[1].times.last() {
+                speedups.push(t.as_secs_f64() / n.as_secs_f64().max(1e-9));
+            }
+            sink = sink.wrapping_add(s);
+        }
     }
+    speedups.sort_by(f64::total_cmp);
+    let speedup = speedups.get(speedups.len() / 2).copied();
     if failed.into_inner() > 0 {
         return Err(Error::usage(
             "a file failed to read or write during the benchmark (run `hk roundtrip` on it)",
@@ -385,6 +410,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             "typed_mb_s": by("typed decode"),
             "typed_write_mb_s": by("typed write"),
             "view_mb_s": by("view traversal"),
+            "read_speedup": speedup,
             "cold_ms": cold.as_secs_f64() * 1e3,
             "peak_mib": peak.map(|k| k as f64 / 1024.0),
             "skipped": skipped.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
@@ -419,6 +445,12 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             f.median_mb_s(),
             f.best_mb_s(),
             ratio(f)
+        );
+    }
+    if let Some(x) = speedup {
+        outln!(
+            o,
+            "read+decode on {threads} threads: {x:.2}x one thread (median of per-round ratios, one thread timed in the same rounds)"
         );
     }
     outln!(

@@ -288,19 +288,25 @@ macro_rules! float_tuple {
                 }
             }
             fn read_all(bytes: &[u8], e: Endian) -> Vec<Self> {
-                let (tuples, _) = bytes.as_chunks::<$size>();
-                let conv = |t: &[u8; $size], be: bool| -> [f32; $n] {
-                    let (words, _) = t.as_chunks::<4>();
-                    let mut out = [0.0; $n];
-                    for (o, w) in out.iter_mut().zip(words) {
-                        *o = if be { f32::from_be_bytes(*w) } else { f32::from_le_bytes(*w) };
-                    }
-                    out
-                };
+                // One flat loop over the floats of all tuples (which the compiler turns
+                // into a copy, or a vector byte swap), not one per tuple.
+                let n = bytes.len() / $size;
+                let mut out = vec![[0.0f32; $n]; n];
+                let (words, _) = bytes[..n * $size].as_chunks::<4>();
+                let flat = out.as_flattened_mut();
                 match e {
-                    Endian::Little => tuples.iter().map(|t| conv(t, false)).collect(),
-                    Endian::Big => tuples.iter().map(|t| conv(t, true)).collect(),
+                    Endian::Little => {
+                        for (o, w) in flat.iter_mut().zip(words) {
+                            *o = f32::from_le_bytes(*w);
+                        }
+                    }
+                    Endian::Big => {
+                        for (o, w) in flat.iter_mut().zip(words) {
+                            *o = f32::from_be_bytes(*w);
+                        }
+                    }
                 }
+                out
             }
         }
     )*};

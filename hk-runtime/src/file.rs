@@ -11,7 +11,7 @@
 //!   the `[tagfile]` rules of the generation matching its SDK version.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -171,15 +171,15 @@ type SchemaBindings = (Arc<Schema>, Arc<Bindings>);
 #[derive(Debug)]
 pub struct Schemas {
     catalog: Catalog,
-    loaded: Mutex<HashMap<String, Arc<Schema>>>,
+    loaded: RwLock<HashMap<String, Arc<Schema>>>,
     /// Schemas files describe themselves (packfile metadata, tagfile type tables), keyed
     /// by the bytes that describe them and what reads those bytes.
-    described: Mutex<Described>,
+    described: RwLock<Described>,
     /// Tagfile type tables parsed before, keyed by their TYPE section's bytes.
-    tables: Mutex<HashMap<Vec<u8>, tagfile::SharedTypes>>,
+    tables: RwLock<HashMap<Vec<u8>, tagfile::SharedTypes>>,
     /// Record-type bindings of each schema extracted from a type table (keyed by the
     /// schema's address, which the entry keeps alive).
-    bindings: Mutex<HashMap<usize, SchemaBindings>>,
+    bindings: RwLock<HashMap<usize, SchemaBindings>>,
 }
 
 impl Schemas {
@@ -187,10 +187,10 @@ impl Schemas {
     pub fn new(catalog: Catalog) -> Schemas {
         Schemas {
             catalog,
-            loaded: Mutex::new(HashMap::default()),
-            described: Mutex::new(HashMap::default()),
-            tables: Mutex::new(HashMap::default()),
-            bindings: Mutex::new(HashMap::default()),
+            loaded: RwLock::new(HashMap::default()),
+            described: RwLock::new(HashMap::default()),
+            tables: RwLock::new(HashMap::default()),
+            bindings: RwLock::new(HashMap::default()),
         }
     }
 
@@ -214,7 +214,7 @@ impl Schemas {
     /// # Errors
     /// No such generation, or its files' problems (rendered with file, line and key).
     pub fn load(&self, name: &str) -> Result<Arc<Schema>> {
-        if let Some(s) = lock(&self.loaded).get(name) {
+        if let Some(s) = read_lock(&self.loaded).get(name) {
             return Ok(Arc::clone(s));
         }
         let entry = self.catalog.get(name).ok_or_else(|| {
@@ -230,7 +230,7 @@ impl Schemas {
             )))
         })?;
         let s = Arc::new(load_entry(entry)?);
-        lock(&self.loaded).insert(name.to_string(), Arc::clone(&s));
+        write_lock(&self.loaded).insert(name.to_string(), Arc::clone(&s));
         Ok(s)
     }
 
@@ -292,14 +292,14 @@ impl Schemas {
     /// The schema `reader` made of describing `bytes` before, if any (no copy of the bytes
     /// to look it up).
     fn described(&self, reader: &str, bytes: &[u8]) -> Option<Arc<Schema>> {
-        lock(&self.described)
+        read_lock(&self.described)
             .get(reader)
             .and_then(|m| m.get(bytes))
             .map(Arc::clone)
     }
 
     fn remember(&self, reader: String, bytes: &[u8], schema: &Arc<Schema>) {
-        lock(&self.described)
+        write_lock(&self.described)
             .entry(reader)
             .or_default()
             .insert(bytes.to_vec(), Arc::clone(schema));
@@ -331,8 +331,14 @@ impl Schemas {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+/// Shared read access to a cache (a panic elsewhere leaves it usable: entries are only
+/// ever added whole).
+fn read_lock<T>(m: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    m.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn write_lock<T>(m: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    m.write().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn load_entry(entry: &Entry) -> Result<Schema> {
@@ -372,20 +378,27 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
         Some(Container::Tagfile) => {
             let mut known = false;
             let tf = TagFile::parse_with(bytes, |ty| {
-                let hit = lock(&schemas.tables).get(ty).cloned();
+                let hit = read_lock(&schemas.tables).get(ty).cloned();
                 known = hit.is_some();
                 hit
             })?;
             if !known {
-                lock(&schemas.tables).insert(tf.type_bytes(bytes).to_vec(), tf.shared_types());
+                write_lock(&schemas.tables)
+                    .insert(tf.type_bytes(bytes).to_vec(), tf.shared_types());
             }
             let schema = schemas.type_table(&tf, bytes)?;
-            let bindings = Arc::clone(
-                &lock(&schemas.bindings)
-                    .entry(Arc::as_ptr(&schema) as usize)
-                    .or_insert_with(|| (Arc::clone(&schema), Arc::default()))
-                    .1,
-            );
+            let key = Arc::as_ptr(&schema) as usize;
+            let known = read_lock(&schemas.bindings)
+                .get(&key)
+                .map(|b| Arc::clone(&b.1));
+            let bindings = known.unwrap_or_else(|| {
+                Arc::clone(
+                    &write_lock(&schemas.bindings)
+                        .entry(key)
+                        .or_insert_with(|| (Arc::clone(&schema), Arc::default()))
+                        .1,
+                )
+            });
             let graph = tagfile::data::decode_with(&tf, bytes, &schema, &bindings)?;
             let (rules, choice) = schemas.tagfile_rules(&tf.sdk_version)?;
             Ok(Document {

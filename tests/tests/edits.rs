@@ -21,10 +21,11 @@ fn array(g: &Graph, id: ObjectId, path: &str) -> Array {
 /// `variant` is its index among the struct's members.
 fn names_nothing(v: &Value, variant: usize) -> bool {
     match v {
-        Value::Struct(fs) => matches!(
-            &fs[variant],
-            Value::Pointer(None) | Value::Variant { object: None, .. }
-        ),
+        Value::Struct(fs) => match &fs[variant] {
+            Value::Pointer(None) => true,
+            Value::Variant(v) => v.object.is_none(),
+            _ => false,
+        },
         other => panic!("named variant {other:?}"),
     }
 }

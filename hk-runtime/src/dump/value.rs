@@ -144,9 +144,9 @@ impl Writer<'_> {
                 };
                 self.array(inner, a)
             }
-            Value::Variant { object, class } => json!({
-                "object": ptr_json(self.schema, self.class_of, object),
-                "class": ptr_json(self.schema, self.class_of, class),
+            Value::Variant(v) => json!({
+                "object": ptr_json(self.schema, self.class_of, &v.object),
+                "class": ptr_json(self.schema, self.class_of, &v.class),
             }),
         }
     }
@@ -382,10 +382,10 @@ impl Reader<'_> {
                 _ if is_null(v) => Value::String(None),
                 _ => return Err(bad(format!("a string member takes a string, found {v}"))),
             },
-            Shape::Variant => Value::Variant {
-                object: self.ptr(v.get("object").unwrap_or(&Json::Null))?,
-                class: self.ptr(v.get("class").unwrap_or(&Json::Null))?,
-            },
+            Shape::Variant => Value::variant(
+                self.ptr(v.get("object").unwrap_or(&Json::Null))?,
+                self.ptr(v.get("class").unwrap_or(&Json::Null))?,
+            ),
             Shape::Struct(c) => Value::Struct(self.fields(*c, v)?),
             Shape::CArray(n, elem) => {
                 let items = v

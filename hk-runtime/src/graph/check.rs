@@ -103,9 +103,9 @@ pub fn check(schema: &Schema, shape: &Shape, v: &Value, objects: usize) -> Resul
                 Ok(())
             }
         }
-        (Shape::Variant, Value::Variant { object, class }) => {
-            ptr_ok(object, objects)?;
-            ptr_ok(class, objects)
+        (Shape::Variant, Value::Variant(v)) => {
+            ptr_ok(&v.object, objects)?;
+            ptr_ok(&v.class, objects)
         }
         (Shape::Struct(c), Value::Struct(values)) => {
             let members = schema.members(*c)?;

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub use path::{parse_path, PathStep};
-pub use value::{Array, Column, Floats, ObjectId, Ptr, Seg, Value};
+pub use value::{Array, Column, Floats, ObjectId, Ptr, Seg, Value, VariantPtrs};
 
 use crate::error::{Error, Result, SchemaError, WriteError};
 use crate::schema::{ClassId, FlatMember, Schema, Shape};
@@ -415,9 +415,9 @@ fn set_element(a: &mut Array, k: usize, one: Array) -> Result<()> {
 fn visit_ptrs(v: &mut Value, f: &impl Fn(&mut Option<Ptr>)) {
     match v {
         Value::Pointer(p) => f(p),
-        Value::Variant { object, class } => {
-            f(object);
-            f(class);
+        Value::Variant(v) => {
+            f(&mut v.object);
+            f(&mut v.class);
         }
         Value::Struct(vs) | Value::CArray(vs) | Value::Array(Array::Values(vs)) => {
             vs.iter_mut().for_each(|x| visit_ptrs(x, f))
@@ -441,10 +441,7 @@ pub fn default_value(schema: &Schema, shape: &Shape) -> Result<Value> {
         Shape::Floats(n) => Value::Floats(Floats::zeros(*n)),
         Shape::Pointer => Value::Pointer(None),
         Shape::String => Value::String(None),
-        Shape::Variant => Value::Variant {
-            object: None,
-            class: None,
-        },
+        Shape::Variant => Value::variant(None, None),
         Shape::Struct(c) => Value::Struct(default_values(schema, *c)?),
         Shape::Array(_, e) => Value::Array(Column::of(e).with_capacity(0)),
         Shape::CArray(n, e) => Value::CArray(

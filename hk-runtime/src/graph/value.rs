@@ -37,43 +37,57 @@ pub enum Ptr {
 }
 
 /// A float tuple (`vector4`, `quaternion`: 4; `matrix3`, `rotation`, `qstransform`: 12;
-/// `matrix4`, `transform`: 16), stored inline.
-#[derive(Clone, Copy)]
-pub struct Floats {
-    len: u8,
-    v: [f32; 16],
+/// `matrix4`, `transform`: 16). Tuples of up to 4 floats are stored inline; longer ones in
+/// one allocation, so that every [`Value`] stays small (a member value is written once per
+/// member read, and most members are not 12- or 16-float tuples).
+#[derive(Clone)]
+pub struct Floats(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    Inline { len: u8, v: [f32; 4] },
+    Heap(Box<[f32]>),
 }
 
 impl Floats {
     /// A tuple of `values` (at most 16).
     pub fn new(values: &[f32]) -> Option<Floats> {
-        if values.len() > 16 {
-            return None;
+        match values.len() {
+            n @ 0..=4 => {
+                let mut v = [0.0; 4];
+                v[..n].copy_from_slice(values);
+                Some(Floats(Repr::Inline { len: n as u8, v }))
+            }
+            5..=16 => Some(Floats(Repr::Heap(values.into()))),
+            _ => None,
         }
-        let mut v = [0.0; 16];
-        v[..values.len()].copy_from_slice(values);
-        Some(Floats {
-            len: values.len() as u8,
-            v,
-        })
     }
 
     /// `n` zeros (`n` ≤ 16).
     pub fn zeros(n: u8) -> Floats {
-        Floats {
-            len: n.min(16),
-            v: [0.0; 16],
+        match n.min(16) {
+            n @ 0..=4 => Floats(Repr::Inline {
+                len: n,
+                v: [0.0; 4],
+            }),
+            n => Floats(Repr::Heap(vec![0.0; usize::from(n)].into())),
         }
     }
 
     /// The values.
     pub fn as_slice(&self) -> &[f32] {
-        &self.v[..usize::from(self.len)]
+        match &self.0 {
+            Repr::Inline { len, v } => &v[..usize::from(*len)],
+            Repr::Heap(b) => b,
+        }
     }
 
     /// The values, mutable.
     pub fn as_mut_slice(&mut self) -> &mut [f32] {
-        &mut self.v[..usize::from(self.len)]
+        match &mut self.0 {
+            Repr::Inline { len, v } => &mut v[..usize::from(*len)],
+            Repr::Heap(b) => b,
+        }
     }
 }
 
@@ -388,16 +402,26 @@ pub enum Value {
     Struct(Vec<Value>),
     /// A C array (`array_size` > 0).
     CArray(Vec<Value>),
-    /// `variant`: an object and the hkClass object describing it.
-    Variant {
-        /// The object.
-        object: Option<Ptr>,
-        /// Its class description.
-        class: Option<Ptr>,
-    },
+    /// `variant`: an object and the hkClass object describing it (boxed: variants are
+    /// rare, and two pointers inline would double the size of every value).
+    Variant(Box<VariantPtrs>),
+}
+
+/// The two pointers of a `variant` value.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct VariantPtrs {
+    /// The object.
+    pub object: Option<Ptr>,
+    /// Its class description.
+    pub class: Option<Ptr>,
 }
 
 impl Value {
+    /// A `variant` value.
+    pub fn variant(object: Option<Ptr>, class: Option<Ptr>) -> Value {
+        Value::Variant(Box::new(VariantPtrs { object, class }))
+    }
+
     /// A short description of the value's kind for messages (`an int`, `3 floats`).
     pub fn describe(&self) -> String {
         match self {
@@ -425,7 +449,7 @@ impl Value {
             Value::Array(a) => format!("an array of {}", a.len()),
             Value::Struct(v) => format!("a struct of {} members", v.len()),
             Value::CArray(v) => format!("a C array of {}", v.len()),
-            Value::Variant { .. } => "a variant".into(),
+            Value::Variant(_) => "a variant".into(),
         }
     }
 
@@ -544,5 +568,25 @@ impl<const N: usize> From<[f32; N]> for Value {
     /// When `N` > 16.
     fn from(a: [f32; N]) -> Self {
         Value::Floats(Floats::from(a))
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::*;
+
+    /// Every member read writes one `Value`; keep it small (it was 72 bytes with 16 floats
+    /// inline).
+    #[test]
+    fn values_stay_small() {
+        assert!(
+            std::mem::size_of::<Value>() <= 40,
+            "{}",
+            std::mem::size_of::<Value>()
+        );
+        assert_eq!(Floats::new(&[1.0; 12]).map(|f| f.len()), Some(12));
+        assert_eq!(Floats::zeros(16).as_slice(), &[0.0; 16]);
+        assert_eq!(Floats::new(&[2.0; 3]).as_deref(), Some(&[2.0f32; 3][..]));
+        assert!(Floats::new(&[0.0; 17]).is_none());
     }
 }

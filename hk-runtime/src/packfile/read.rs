@@ -83,11 +83,11 @@ pub fn read(pf: &Packfile<'_>, schema: &Arc<Schema>, opts: ReadOptions) -> Resul
             })?;
         match slot {
             Value::Pointer(p) => *p = Some(ptr),
-            Value::Variant { object, class } => {
+            Value::Variant(v) => {
                 if d.variant_class {
-                    *class = Some(ptr);
+                    v.class = Some(ptr);
                 } else {
-                    *object = Some(ptr);
+                    v.object = Some(ptr);
                 }
             }
             _ => {
@@ -301,7 +301,7 @@ fn value(
             let both = field(2 * p)?;
             let object = pointer(r, at, slot_word(&both[..p], e), false)?;
             let class = pointer(r, at.plus(r.ptr()), slot_word(&both[p..], e), true)?;
-            Value::Variant { object, class }
+            Value::variant(object, class)
         }
         Op::Struct(c) => {
             let plan = plans.get(*c)?;

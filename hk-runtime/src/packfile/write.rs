@@ -238,9 +238,9 @@ fn survey(v: &Value, out: &mut Vec<(ObjectId, Box<[Seg]>)>, size: &mut usize) {
     };
     match v {
         Value::Pointer(p) => ptr(p),
-        Value::Variant { object, class } => {
-            ptr(object);
-            ptr(class);
+        Value::Variant(v) => {
+            ptr(&v.object);
+            ptr(&v.class);
         }
         Value::String(Some(s)) => *size += s.len() + 16,
         Value::Bytes(b) => *size += b.len() + 16,
@@ -369,11 +369,11 @@ impl<'g> GraphModel<'g> {
                 w.string(off, b);
                 Ok(())
             }
-            (Op::Variant, Value::Variant { object, class }) => {
-                for p in [object, class].into_iter().flatten() {
+            (Op::Variant, Value::Variant(v)) => {
+                for p in [&v.object, &v.class].into_iter().flatten() {
                     exists(p)?;
                 }
-                w.variant(off, object.as_ref(), class.as_ref());
+                w.variant(off, v.object.as_ref(), v.class.as_ref());
                 Ok(())
             }
             (Op::Struct(c), Value::Struct(values)) => {

@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use super::types::{kind, TypeTable};
 use crate::schema::{ClassId, FlatMember, Schema, Shape};
@@ -78,13 +78,17 @@ pub(crate) struct Binding {
 /// (the front door keeps one per schema it extracted from a table). Handing it to a read
 /// of a file with another table or schema binds wrongly.
 #[derive(Debug, Default)]
-pub struct Bindings(Mutex<HashMap<(u64, ClassId), Arc<Binding>>>);
+pub struct Bindings(RwLock<HashMap<(u64, ClassId), Arc<Binding>>>);
 
 impl Bindings {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u64, ClassId), Arc<Binding>>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn get(&self, key: (u64, ClassId)) -> Option<Arc<Binding>> {
+        let map = self.0.read().unwrap_or_else(PoisonError::into_inner);
+        map.get(&key).cloned()
+    }
+
+    fn keep(&self, key: (u64, ClassId), b: &Arc<Binding>) {
+        let mut map = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        map.insert(key, Arc::clone(b));
     }
 }
 
@@ -126,13 +130,13 @@ impl<'a> Binder<'a> {
         if let Some(b) = self.cache.get(&(t, c)) {
             return Ok(Arc::clone(b));
         }
-        let known = self.shared.and_then(|s| s.lock().get(&(t, c)).cloned());
+        let known = self.shared.and_then(|s| s.get((t, c)));
         let b = match known {
             Some(b) => b,
             None => {
                 let b = Arc::new(self.compute(t, c)?);
                 if let Some(s) = self.shared {
-                    s.lock().insert((t, c), Arc::clone(&b));
+                    s.keep((t, c), &b);
                 }
                 b
             }

@@ -1040,17 +1040,14 @@ impl Member for Variant {
     }
     #[inline]
     fn to_value(&self) -> Result<Value> {
-        Ok(Value::Variant {
-            object: self.object.clone(),
-            class: self.class.clone(),
-        })
+        Ok(Value::variant(self.object.clone(), self.class.clone()))
     }
     #[inline]
     fn from_value(v: &Value) -> Result<Self> {
         match v {
-            Value::Variant { object, class } => Ok(Variant {
-                object: object.clone(),
-                class: class.clone(),
+            Value::Variant(v) => Ok(Variant {
+                object: v.object.clone(),
+                class: v.class.clone(),
             }),
             _ => Err(kind("a variant", v)),
         }
