@@ -195,20 +195,25 @@ pub enum Column {
 }
 
 impl Column {
+    /// The column of `bytes`-byte integers, signed or not.
+    fn int(bytes: u8, signed: bool) -> Column {
+        match (bytes, signed) {
+            (1, true) => Column::I8,
+            (1, false) => Column::U8,
+            (2, true) => Column::I16,
+            (2, false) => Column::U16,
+            (4, true) => Column::I32,
+            (4, false) => Column::U32,
+            (8, true) => Column::I64,
+            _ => Column::U64,
+        }
+    }
+
     /// The column elements of `shape` are stored in.
     pub fn of(shape: &Shape) -> Column {
         match shape {
             Shape::Bool => Column::Bool,
-            Shape::Int { bytes, signed } => match (bytes, signed) {
-                (1, true) => Column::I8,
-                (1, false) => Column::U8,
-                (2, true) => Column::I16,
-                (2, false) => Column::U16,
-                (4, true) => Column::I32,
-                (4, false) => Column::U32,
-                (8, true) => Column::I64,
-                _ => Column::U64,
-            },
+            Shape::Int { bytes, signed } => Column::int(*bytes, *signed),
             Shape::ULong => Column::U64,
             Shape::Real => Column::Real,
             Shape::Half => Column::Half,
@@ -224,16 +229,7 @@ impl Column {
     pub fn of_op(op: &Op) -> Column {
         match op {
             Op::Bool => Column::Bool,
-            Op::Int { bytes, signed } => match (bytes, signed) {
-                (1, true) => Column::I8,
-                (1, false) => Column::U8,
-                (2, true) => Column::I16,
-                (2, false) => Column::U16,
-                (4, true) => Column::I32,
-                (4, false) => Column::U32,
-                (8, true) => Column::I64,
-                _ => Column::U64,
-            },
+            Op::Int { bytes, signed } => Column::int(*bytes, *signed),
             Op::ULong(_) => Column::U64,
             Op::Real => Column::Real,
             Op::Half => Column::Half,
