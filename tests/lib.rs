@@ -4,6 +4,7 @@
 //! root). Without it the corpus tests print that they skipped; under `CI=true` a missing
 //! corpus fails them.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hk_runtime::packfile::Packfile;
@@ -45,7 +46,10 @@ pub fn corpus(test: &str) -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
+    // Straight to the process's stderr: the test harness captures `eprintln!` of passing
+    // tests, and a skip must be seen.
+    let _ = writeln!(
+        std::io::stderr(),
         "{test}: SKIPPED, corpus not found at {} (set HK_CORPUS)",
         dir.display()
     );
