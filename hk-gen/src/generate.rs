@@ -163,13 +163,15 @@ pub fn gen_crate(
 
 /// `hk gen all`: every profile generated, built offline and its samples (and corpus
 /// files, when `corpus` or the checkout's `../shared/corpus` has a `MANIFEST.tsv`) taken
-/// through the generated types. A relative `out` is under the checkout.
+/// through the generated types. A relative `out` is under the checkout; without one, the
+/// crates go to `hk-games` in `$CARGO_TARGET_DIR` when it is set, else in the checkout's
+/// `target/`.
 ///
 /// # Errors
 /// No checkout, a profile that does not parse, or cargo not found.
 pub fn gen_all(
     ctx: &Context,
-    out: &Path,
+    out: Option<&Path>,
     hk_path: Option<&Path>,
     corpus: Option<&Path>,
     o: &mut Out<'_>,
@@ -179,10 +181,12 @@ pub fn gen_all(
         .map(Path::to_path_buf)
         .unwrap_or_else(|| here.join("../shared/corpus"));
     let corpus = corpus.join("MANIFEST.tsv").is_file().then_some(corpus);
-    let out = if out.is_absolute() {
-        out.to_path_buf()
-    } else {
-        here.join(out)
+    let out = match out {
+        Some(out) => here.join(out),
+        None => match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(t) => here.join(t).join("hk-games"),
+            None => here.join("target/hk-games"),
+        },
     };
     outln!(
         o,

@@ -182,9 +182,10 @@ enum GenCmd {
     /// Every profile: generate its crate, build it offline, take its samples (and corpus
     /// files, when found) through the generated types.
     All {
-        /// Output folder for the crates and their build (relative: under the checkout).
-        #[arg(long, default_value = "target/hk-games")]
-        out: PathBuf,
+        /// Output folder for the crates and their build (relative: under the checkout;
+        /// default: `hk-games` in `$CARGO_TARGET_DIR`, else `target/hk-games` in the checkout).
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// The hk checkout the crates depend on (default: the one hk was built from).
         #[arg(long)]
         hk_path: Option<PathBuf>,
@@ -232,7 +233,13 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
             out,
             hk_path,
             corpus,
-        }) => hk_gen::generate::gen_all(&ctx, &out, hk_path.as_deref(), corpus.as_deref(), o),
+        }) => hk_gen::generate::gen_all(
+            &ctx,
+            out.as_deref(),
+            hk_path.as_deref(),
+            corpus.as_deref(),
+            o,
+        ),
         Command::Gen(GenCmd::Crate {
             game,
             out,
