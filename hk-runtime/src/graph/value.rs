@@ -1,4 +1,4 @@
-//! Member values: leaves inline (float tuples too), arrays of primitives as typed columns,
+//! Member values: leaves inline (float tuples of up to 4), arrays of primitives as typed columns,
 //! structs and C arrays as value lists in member order, pointers by object id.
 
 use std::fmt;
