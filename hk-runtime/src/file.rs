@@ -299,10 +299,10 @@ impl Schemas {
     }
 
     fn remember(&self, reader: String, bytes: &[u8], schema: &Arc<Schema>) {
-        write_lock(&self.described)
-            .entry(reader)
-            .or_default()
-            .insert(bytes.to_vec(), Arc::clone(schema));
+        let mut described = write_lock(&self.described);
+        let m = described.entry(reader).or_default();
+        bound(m);
+        m.insert(bytes.to_vec(), Arc::clone(schema));
     }
 
     /// The `[tagfile]` rules for SDK version `sdk`, and which generation gave them.
@@ -328,6 +328,18 @@ impl Schemas {
                 matched,
             },
         ))
+    }
+}
+
+/// How many entries a cache of self-described schemas, type tables or bindings keeps: a
+/// program reading many files with distinct tables (a fuzzer, a folder of mods) empties it
+/// when it is full rather than growing without bound; what is dropped is derived again.
+const MAX_CACHED: usize = 512;
+
+/// Empties `m` when it holds [`MAX_CACHED`] entries.
+fn bound<K, V>(m: &mut HashMap<K, V>) {
+    if m.len() >= MAX_CACHED {
+        m.clear();
     }
 }
 
@@ -383,8 +395,9 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
                 hit
             })?;
             if !known {
-                write_lock(&schemas.tables)
-                    .insert(tf.type_bytes(bytes).to_vec(), tf.shared_types());
+                let mut tables = write_lock(&schemas.tables);
+                bound(&mut tables);
+                tables.insert(tf.type_bytes(bytes).to_vec(), tf.shared_types());
             }
             let schema = schemas.type_table(&tf, bytes)?;
             let key = Arc::as_ptr(&schema) as usize;
@@ -392,9 +405,10 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
                 .get(&key)
                 .map(|b| Arc::clone(&b.1));
             let bindings = known.unwrap_or_else(|| {
+                let mut all = write_lock(&schemas.bindings);
+                bound(&mut all);
                 Arc::clone(
-                    &write_lock(&schemas.bindings)
-                        .entry(key)
+                    &all.entry(key)
                         .or_insert_with(|| (Arc::clone(&schema), Arc::default()))
                         .1,
                 )
