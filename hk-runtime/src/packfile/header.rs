@@ -10,6 +10,17 @@ pub const MAGIC: [u8; 8] = [0x57, 0xE0, 0xE0, 0x57, 0x10, 0xC0, 0xC0, 0x10];
 /// Size of the fixed header.
 pub const HEADER_SIZE: u64 = 0x40;
 
+/// Size of one section header in a packfile of `file_version`: 0x30, or 0x40 from version 11
+/// on, where 16 bytes of 0xFF follow the seven words (`games/bloodborne/c2020_skeleton.hkx`;
+/// docs/packfile-format.md §3). The reader and the writer both ask this.
+pub fn section_header_size(file_version: u32) -> u64 {
+    if file_version >= 11 {
+        0x40
+    } else {
+        0x30
+    }
+}
+
 /// The reflection classes every generation describes itself with, and every packfile
 /// lists first in its class-name section.
 pub const REFLECTION_CLASSES: [&str; 4] =
@@ -69,14 +80,9 @@ impl Header {
         HEADER_SIZE + u64::try_from(self.predicate_size.max(0)).unwrap_or(0)
     }
 
-    /// Size of one section header: 0x30, or 0x40 from file version 11 on, where 16 bytes of
-    /// 0xFF follow the seven words (`games/bloodborne/c2020_skeleton.hkx`).
+    /// Size of one section header ([`section_header_size`] of this file's version).
     pub fn section_header_size(&self) -> u64 {
-        if self.file_version >= 11 {
-            0x40
-        } else {
-            0x30
-        }
+        section_header_size(self.file_version)
     }
 
     /// Parses the header of `data`.

@@ -8,7 +8,7 @@ use super::place::{pad_to, too_large, Engine, Tables, Target};
 use crate::bytes::Scalar;
 use crate::error::{Error, Result, WriteError};
 use crate::graph::ObjectId;
-use crate::packfile::header::{HEADER_SIZE, MAGIC, REFLECTION_CLASSES};
+use crate::packfile::header::{section_header_size, HEADER_SIZE, MAGIC, REFLECTION_CLASSES};
 use crate::rules::Endian;
 
 /// Where a section's fixups wait for the rest of the file: global fixup records whose
@@ -31,9 +31,8 @@ impl<'m, M: Model> Engine<'m, M> {
     /// fixups, global fixup targets, the root.
     pub(super) fn file(&mut self) -> Result<()> {
         let info = self.info;
-        let v11 = info.file_version >= 11;
         let pred_len = info.predicates.as_ref().map_or(0, |(_, b)| b.len());
-        let sh_size = if v11 { 0x40 } else { 0x30 };
+        let sh_size = section_header_size(info.file_version) as usize;
         let first_header = HEADER_SIZE as usize + pred_len;
         self.out
             .resize(first_header + sh_size * info.sections.len(), 0);
