@@ -144,6 +144,13 @@ pub fn generate(
     std::fs::create_dir_all(&bin_dir).map_err(|e| Error::io(&bin_dir, e))?;
     let write = |p: PathBuf, text: String| std::fs::write(&p, text).map_err(|e| Error::io(&p, e));
     write(schema_dir.join("generation.toml"), files.generation.clone())?;
+    // The checkout's lock file pins the versions hk itself is tested with, so the crate
+    // builds offline with what the checkout's build already fetched; cargo drops the
+    // entries the crate does not use on its first build.
+    let lock = hk_root.join("Cargo.lock");
+    if lock.is_file() {
+        std::fs::copy(&lock, out.join("Cargo.lock")).map_err(|e| Error::io(&lock, e))?;
+    }
     for c in &closure {
         let text = files
             .class_text(&c.origin.file)
@@ -153,9 +160,12 @@ pub fn generate(
     let layout = profile.layout_rules(schema)?;
     let crate_name = format!("hk-game-{}", profile.name);
     let lib_name = crate_name.replace('-', "_");
+    // A published-style requirement (the version of the hk that generated the crate) with
+    // the checkout's path for local builds.
     let dep = |name: &str, extra: &str| {
         format!(
-            "{name} = {{ path = {}{extra} }}",
+            "{name} = {{ version = \"{}\", path = {}{extra} }}",
+            env!("CARGO_PKG_VERSION"),
             quote(&hk_root.join(name).display().to_string())
         )
     };

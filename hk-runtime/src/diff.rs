@@ -3,7 +3,8 @@
 //! a folder, two versions) compare member for member.
 
 use crate::file::{Document, Origin};
-use crate::graph::{Array, Graph, Value};
+use crate::graph::{Array, Graph, Ptr, Seg, Value};
+use crate::packfile::info::PackfileInfo;
 use crate::schema::ClassId;
 
 /// The differences found, the first `limit` of them as text.
@@ -28,9 +29,7 @@ impl Diff {
 pub fn diff(a: &Document, b: &Document, limit: usize) -> Diff {
     let mut d = Diff::default();
     match (&a.origin, &b.origin) {
-        (Origin::Packfile(x), Origin::Packfile(y)) if x != y => {
-            d.push(limit, || format!("file facts differ: {x:?} vs {y:?}"))
-        }
+        (Origin::Packfile(x), Origin::Packfile(y)) if x != y => header_facts(x, y, limit, &mut d),
         (Origin::Tagfile { file: x, .. }, Origin::Tagfile { file: y, .. })
             if x.sdk_version != y.sdk_version =>
         {
@@ -113,6 +112,55 @@ fn members(
     }
 }
 
+/// The header facts that differ between two packfiles, one line each, named as the dump
+/// names them.
+fn header_facts(x: &PackfileInfo, y: &PackfileInfo, limit: usize, d: &mut Diff) {
+    let mut fact = |name: &str, a: String, b: String| {
+        if a != b {
+            d.push(limit, || format!("file.{name}: {a} vs {b}"));
+        }
+    };
+    fact(
+        "file_version",
+        x.file_version.to_string(),
+        y.file_version.to_string(),
+    );
+    fact(
+        "contents_version",
+        format!("{:?}", x.contents_version),
+        format!("{:?}", y.contents_version),
+    );
+    fact("layout", x.layout.tag(), y.layout.tag());
+    fact("user_tag", x.user_tag.to_string(), y.user_tag.to_string());
+    fact("flags", x.flags.to_string(), y.flags.to_string());
+    fact("sections", x.sections.join(","), y.sections.join(","));
+    fact(
+        "class_names_section",
+        x.class_names_section.to_string(),
+        y.class_names_section.to_string(),
+    );
+    fact(
+        "contents_section",
+        x.contents_section.to_string(),
+        y.contents_section.to_string(),
+    );
+    fn rest(i: &PackfileInfo) -> impl PartialEq + '_ {
+        (
+            &i.predicates,
+            &i.class_names,
+            &i.exports,
+            &i.object_sections,
+            &i.capacity_flags,
+        )
+    }
+    if rest(x) != rest(y) {
+        d.push(limit, || {
+            "file: predicates, class-name order, exports, object sections or capacity flags differ"
+                .into()
+        });
+    }
+}
+
 /// The struct class a member (or its elements) holds.
 fn struct_class(shape: &crate::schema::Shape) -> Option<ClassId> {
     use crate::schema::Shape;
@@ -177,16 +225,60 @@ fn value(
     }
 }
 
+/// A value as the dump writes it, shortened to 80 characters: numbers, `[0.5, 0.5]`,
+/// `#3` for a pointer, `"name"` for a string, `null`, and a count for containers.
 fn text(v: Option<&Value>) -> String {
-    let s = format!("{v:?}");
-    let s = s
-        .strip_prefix("Some(")
-        .and_then(|s| s.strip_suffix(')'))
-        .unwrap_or(&s);
+    let s = match v {
+        None => "nothing".to_string(),
+        Some(v) => value_text(v),
+    };
     if s.chars().count() > 80 {
         let cut: String = s.chars().take(80).collect();
         format!("{cut}…")
     } else {
-        s.to_string()
+        s
+    }
+}
+
+fn ptr_text(p: Option<&Ptr>) -> String {
+    match p {
+        None => "null".into(),
+        Some(Ptr::Object(id)) => format!("#{}", id.0),
+        Some(Ptr::Into { object, path }) => {
+            let mut s = format!("#{}", object.0);
+            for seg in path.iter() {
+                match seg {
+                    Seg::Member(m) => s.push_str(&format!(".{m}")),
+                    Seg::Index(i) => s.push_str(&format!("[{i}]")),
+                }
+            }
+            s
+        }
+        Some(Ptr::Import(name)) => format!("import {name:?}"),
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    let list = |items: Vec<String>| format!("[{}]", items.join(", "));
+    match v {
+        Value::None => "none".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::UInt(u) => u.to_string(),
+        Value::Real(f) => format!("{f:?}"),
+        Value::Half(h) => format!("{:?}", f32::from_bits(u32::from(*h) << 16)),
+        Value::Floats(f) => list(f.iter().map(|x| format!("{x:?}")).collect()),
+        Value::Pointer(p) => ptr_text(p.as_ref()),
+        Value::String(None) => "null".into(),
+        Value::String(Some(s)) => format!("{s:?}"),
+        Value::Bytes(b) => format!("{} bytes (not UTF-8)", b.len()),
+        Value::Array(a) => format!("{} elements", a.len()),
+        Value::Struct(m) => format!("a struct of {} members", m.len()),
+        Value::CArray(e) => list(e.iter().map(value_text).collect()),
+        Value::Variant(v) => format!(
+            "{} (class {})",
+            ptr_text(v.object.as_ref()),
+            ptr_text(v.class.as_ref())
+        ),
     }
 }
