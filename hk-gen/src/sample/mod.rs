@@ -25,6 +25,11 @@ use crate::Status;
 /// The samples hk can write: `(file name, schema folder, what it holds)`.
 pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
+        "havok-demo-710_skeleton.hkx",
+        "havok-7.1",
+        "an animation container with a two-bone skeleton, 32-bit big endian",
+    ),
+    (
         "shred_box.hkx",
         "havok-7.1",
         "one fixed rigid body with a box shape, 32-bit big endian",
@@ -176,6 +181,31 @@ fn packfile(name: &str, schema: Arc<Schema>) -> Result<Graph> {
             b.set(body, "motion.motionState.transform", floats(&identity))?;
             b.set(shape, "radius", Value::Real(0.05))?;
             b.set(shape, "halfExtents", floats(&[0.5, 0.5, 0.5, 0.0]))?;
+        }
+        "havok-demo-710_skeleton.hkx" => {
+            let root = b.add("hkRootLevelContainer")?;
+            let container = b.add("hkaAnimationContainer")?;
+            let skeleton = b.add("hkaSkeleton")?;
+            named_variant(
+                &mut b,
+                root,
+                "Merged Animation Container",
+                "hkaAnimationContainer",
+                container,
+            )?;
+            b.set(container, "skeletons", list(vec![ptr(skeleton)]))?;
+            b.set(skeleton, "name", text("sample"))?;
+            b.set(
+                skeleton,
+                "parentIndices",
+                list(vec![Value::Int(-1), Value::Int(0)]),
+            )?;
+            b.fill(skeleton, "bones", 2)?;
+            b.set(skeleton, "bones[0].name", text("root"))?;
+            b.set(skeleton, "bones[1].name", text("spine"))?;
+            // Translation, rotation (identity quaternion), scale; the spine one unit up.
+            let pose = |y: f32| floats(&[0.0, y, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0]);
+            b.set(skeleton, "referencePose", list(vec![pose(0.0), pose(1.0)]))?;
         }
         "destiny-2012_compound.hkx" => {
             let root = b.add("hkRootLevelContainer")?;
