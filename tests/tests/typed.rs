@@ -39,7 +39,7 @@ mod h710 {
 /// counter is per process, the tests run on parallel threads).
 static GRAPHS: Mutex<()> = Mutex::new(());
 
-/// Seed 000's table and layout, through the compile-time constants.
+/// The 7.1 signatures and layout of docs/layout-and-signatures.md, from the const tables.
 #[test]
 fn compile_time_signatures_and_layout() {
     assert_eq!(collision71::HkpBoxShape::SIGNATURE, 0x3444D2D5);

@@ -78,7 +78,7 @@ impl Section {
             ));
         }
         let container = CONTAINERS.contains(&&tag);
-        // Seed 004 / corpus: containers have flag bits 0, data sections 1.
+        // Containers have kind bits 00, leaves 01 (docs/tagfile-format.md §1, 6/6 files).
         if container != (flags == 0) {
             return Err(Error::invalid(
                 offset,
