@@ -121,6 +121,14 @@ pub enum Error {
     /// known.
     #[error("{0}")]
     NoCheckout(String),
+    /// Some files of a batch failed; each was reported as it failed.
+    #[error("{failed} of {total} files failed (listed above)")]
+    Batch {
+        /// Files that failed.
+        failed: usize,
+        /// Files attempted.
+        total: usize,
+    },
     /// Arguments that do not go together, or name nothing.
     #[error("{0}")]
     Usage(String),
@@ -141,6 +149,16 @@ impl Error {
         Error::Io {
             path: path.as_ref().to_path_buf(),
             source,
+        }
+    }
+
+    /// This error, naming the file it is about when it is a runtime error that does not.
+    pub fn in_file(self, path: impl AsRef<Path>) -> Error {
+        match self {
+            Error::Runtime(e) if e.file().is_none() => {
+                Error::Runtime(e.in_file(path.as_ref().to_path_buf()))
+            }
+            other => other,
         }
     }
 

@@ -21,6 +21,7 @@
 
 pub mod bench;
 pub mod context;
+pub mod convert;
 pub mod diff;
 pub mod dump;
 pub mod embedded;

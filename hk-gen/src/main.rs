@@ -41,6 +41,24 @@ enum Command {
         #[arg(long)]
         lenient: bool,
     },
+    /// Rewrite packfiles for another platform's layout (pointer size, byte order, padding
+    /// rules), through the object graph. A folder converts into a mirror of its tree.
+    Convert {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The output file (one input file) or folder.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Four layout digits as in Havok's `[4011]` file names (pointer size 4 or 8, then
+        /// little endian, reuse padding, empty base as 0 or 1), or a platform: ps3,
+        /// xbox360, wiiu, win32, win64, ps4, switch.
+        #[arg(long)]
+        layout: String,
+        /// Read files that break the format's invariants, reporting each.
+        #[arg(long)]
+        lenient: bool,
+    },
     /// Show a file's container, the schema that reads it and how it was chosen.
     Info {
         /// The file.
@@ -261,6 +279,22 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
                 rounds,
                 threads,
                 json,
+            },
+            o,
+        ),
+        Command::Convert {
+            paths,
+            out,
+            layout,
+            lenient,
+        } => hk_gen::convert::run(
+            &ctx,
+            &paths,
+            &hk_gen::convert::Options {
+                out,
+                layout: hk_gen::convert::layout(&layout)?,
+                lenient,
+                progress: std::io::stderr().is_terminal(),
             },
             o,
         ),

@@ -649,3 +649,86 @@ fn every_profile_generates_a_crate() {
         assert!(dir.join("src/lib.rs").is_file() && dir.join("README.md").is_file());
     }
 }
+
+/// `hk convert`: a folder converts into a mirror of its tree; tagfiles found there are left
+/// out with a note; a class laid out for its own rules only is named, and the command exits
+/// 2 after converting the rest; presets and digits name the same rules.
+#[test]
+fn convert_mirrors_a_folder_and_names_what_it_cannot_lay_out() {
+    let out = temp("convert");
+    let (code, text, err) = hk(&[
+        "convert",
+        root().join("samples").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--layout",
+        "win64",
+    ]);
+    assert_eq!(code, 2, "{text}{err}");
+    assert!(text.contains("left out 4 tagfile(s)"), "{text}");
+    assert!(text.contains("to 8101"), "{text}");
+    // The 7.1 rigid body's signature is pinned: its layout is known for 7.1's rules only.
+    assert!(
+        err.contains("shred_box.hkx") && err.contains("class `hkpRigidBody` cannot be laid out"),
+        "{err}"
+    );
+    let skeleton = out.join("havok-demo-710_skeleton.hkx");
+    let (code, text, err) = hk(&["info", skeleton.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("ptr=8 LE reusePad=0 emptyBase=1"), "{text}");
+    // Back to the PS3 rules by their digits: the sample as committed.
+    let back = out.join("back.hkx");
+    let (code, _, err) = hk(&[
+        "convert",
+        skeleton.to_str().unwrap(),
+        "-o",
+        back.to_str().unwrap(),
+        "--layout",
+        "4011",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        std::fs::read(&back).unwrap(),
+        std::fs::read(root().join("samples/havok-demo-710_skeleton.hkx")).unwrap()
+    );
+    let (code, _, err) = hk(&[
+        "convert",
+        skeleton.to_str().unwrap(),
+        "-o",
+        "x",
+        "--layout",
+        "xbox",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("xbox360 (4001)"), "{err}");
+}
+
+/// Converting the SDK's 7.1 demo folder from its PS3 files gives its 64-bit PC files.
+#[test]
+fn convert_reproduces_the_sdk_files_of_another_platform() {
+    let Some(corpus) = corpus() else { return };
+    let dir = corpus.join("packfile/havoklib-710");
+    let out = temp("convert-sdk");
+    let ps3: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with("[4011].hkx"))
+        .collect();
+    let mut args = vec!["convert".to_string()];
+    args.extend(ps3.iter().map(|p| p.to_string_lossy().into_owned()));
+    args.extend([
+        "-o".into(),
+        out.to_string_lossy().into_owned(),
+        "--layout".into(),
+        "win64".into(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, text, err) = hk(&args);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(ps3.len() >= 7, "{}", ps3.len());
+    for p in &ps3 {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let want = std::fs::read(dir.join(name.replace("[4011]", "[8101]"))).unwrap();
+        assert!(std::fs::read(out.join(&name)).unwrap() == want, "{name}");
+    }
+}

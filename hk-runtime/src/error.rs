@@ -84,6 +84,17 @@ pub enum WriteError {
     /// A structure larger than its container can describe.
     #[error("{0}")]
     TooLarge(String),
+    /// A class whose layout the schema knows for one set of layout rules only (a pinned
+    /// signature, members the reflection does not describe), asked for under others.
+    #[error("class `{class}` cannot be laid out for {target}: {why}")]
+    LayoutUnknown {
+        /// The class.
+        class: String,
+        /// The layout asked for (`ptr=8 LE reusePad=0 emptyBase=1`).
+        target: String,
+        /// What the schema lacks.
+        why: String,
+    },
     /// Another problem with the graph or dump being written.
     #[error("{0}")]
     Invalid(String),

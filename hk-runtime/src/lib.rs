@@ -28,6 +28,8 @@ pub mod types;
 pub mod graph;
 
 #[cfg(feature = "front")]
+pub mod convert;
+#[cfg(feature = "front")]
 pub mod diff;
 #[cfg(feature = "dump")]
 pub mod dump;

@@ -1,0 +1,125 @@
+//! Platform conversion: a document written back under other layout rules (pointer size,
+//! byte order, reuse padding, empty base). It goes through the graph and the schema: the
+//! writer lays every object out again for the target rules, so nothing is patched in place
+//! (docs/packfile-format.md §2.2 for the layout bytes, docs/layout-and-signatures.md §1 for
+//! what each rule moves).
+
+use std::collections::HashSet;
+
+use crate::error::{Error, Result, WriteError};
+use crate::file::{self, Document, Origin};
+use crate::rules::LayoutRules;
+use crate::schema::{ClassId, Schema, Shape};
+
+/// Rewrites `doc` for the layout rules `to` and returns the bytes.
+///
+/// Byte order moves no offset, so a change of byte order alone always converts. Any other
+/// change needs every class the objects use (their parents, and the struct classes of
+/// their members) to be laid out from its members alone: a class whose signature is
+/// pinned, or whose reflection leaves bytes undescribed, is known for the rules it was
+/// measured under only, and is refused by name.
+///
+/// # Errors
+/// A tagfile (tagfiles have one layout), a class that cannot be laid out for `to`, or a
+/// value the writer refuses.
+pub fn convert(doc: &mut Document, to: LayoutRules) -> Result<Vec<u8>> {
+    let Origin::Packfile(info) = &mut doc.origin else {
+        return Err(Error::write(WriteError::Invalid(
+            "tagfiles have one layout (little endian, item-indexed pointers): only packfiles convert between platforms".into(),
+        )));
+    };
+    let from = info.layout;
+    if from.index() != to.index() {
+        // Class metadata (hkClass objects in `__types__`) states member offsets and sizes
+        // for the file's own rules; written under others they would be wrong.
+        let types = info.sections.iter().position(|s| s == "__types__");
+        let described = info
+            .object_sections
+            .iter()
+            .filter(|&&s| Some(s as usize) == types)
+            .count();
+        if described > 0 {
+            return Err(Error::write(WriteError::LayoutUnknown {
+                class: "hkClass".into(),
+                target: to.to_string(),
+                why: format!(
+                    "the file carries its own class metadata ({described} objects in `__types__`) whose member offsets and sizes are for {from}; hk does not rewrite them (only the byte order of such a file converts)"
+                ),
+            }));
+        }
+        let schema = doc.graph.schema();
+        let mut seen = HashSet::new();
+        let mut used: Vec<ClassId> = doc.graph.objects.iter().map(|o| o.class).collect();
+        used.sort_unstable_by_key(|c| c.0);
+        used.dedup();
+        for c in used {
+            fixed_layout(schema, c, &mut seen).map_err(|(class, why)| {
+                Error::write(WriteError::LayoutUnknown {
+                    class,
+                    target: to.to_string(),
+                    why,
+                })
+            })?;
+        }
+    }
+    info.layout = to;
+    let out = file::write(doc);
+    if let Origin::Packfile(info) = &mut doc.origin {
+        info.layout = from;
+    }
+    out
+}
+
+/// Checks class `id`, its ancestors and the struct classes of its members (each once):
+/// `Err((class, why))` for the first one laid out for one set of rules only.
+fn fixed_layout(
+    schema: &Schema,
+    id: ClassId,
+    seen: &mut HashSet<u32>,
+) -> std::result::Result<(), (String, String)> {
+    if !seen.insert(id.0) {
+        return Ok(());
+    }
+    let members = schema
+        .members(id)
+        .map_err(|e| (schema.name_of(id).to_string(), e.to_string()))?;
+    let mut owners: Vec<ClassId> = members.iter().map(|m| m.owner).collect();
+    owners.push(id);
+    owners.dedup_by_key(|c| c.0);
+    for owner in owners {
+        let class = schema.class_by_id(owner);
+        if let Some(p) = &class.pinned {
+            return Err((
+                class.name.clone(),
+                format!(
+                    "its signature is pinned (0x{:08X}), so its members are not known exactly: {}",
+                    p.signature, p.reason
+                ),
+            ));
+        }
+        if let Some(m) = class.members.iter().find(|m| m.gap_before > 0) {
+            return Err((
+                class.name.clone(),
+                format!(
+                    "{} bytes before member `{}` are not described by its reflection, so their size under other rules is unknown",
+                    m.gap_before, m.name
+                ),
+            ));
+        }
+    }
+    for m in members.iter() {
+        if let Some(s) = struct_of(&m.shape) {
+            fixed_layout(schema, s, seen)?;
+        }
+    }
+    Ok(())
+}
+
+/// The struct class a shape holds by value (directly or as array elements).
+fn struct_of(shape: &Shape) -> Option<ClassId> {
+    match shape {
+        Shape::Struct(c) => Some(*c),
+        Shape::Array(_, e) | Shape::CArray(_, e) => struct_of(e),
+        _ => None,
+    }
+}
