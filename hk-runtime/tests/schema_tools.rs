@@ -193,11 +193,14 @@ fn explain_names_the_renamed_item_and_the_root_cause() {
     let Outcome::Differs {
         also_disagree,
         root_causes,
+        unstored,
         ..
     } = &body.outcome
     else {
         panic!("{:?}", body.outcome)
     };
+    // Motion's signature is stored (and disagrees); Entity's and Base's are not.
+    assert_eq!(unstored, &["Entity".to_string(), "Base".to_string()]);
     assert_eq!(also_disagree.len(), 1);
     assert_eq!(also_disagree[0].0, "Motion");
     assert_eq!(root_causes, &["Motion".to_string()]);

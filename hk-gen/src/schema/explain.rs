@@ -152,29 +152,32 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
             description,
             also_disagree,
             root_causes,
+            unstored,
         } => {
             outln!(
                 o,
-                "{}: stored {stored}, {label} computes 0x{:08X} (a description of {} bytes over {} classes)",
+                "{}: stored {stored}, {label} computes 0x{:08X} (a description of {} bytes over {} class{})",
                 x.class,
                 description.crc,
                 description.bytes,
-                description.includes.len() + 1
+                description.includes.len() + 1,
+                if description.includes.is_empty() { "" } else { "es" }
             );
             if also_disagree.is_empty() {
-                let unstored = description.includes.len();
-                if unstored == 0 {
+                if unstored.is_empty() {
                     outln!(
                         o,
-                        "  it includes no other class: the difference is in {}'s own lines below",
+                        "  no class it includes can be the cause: the difference is in {}'s own lines below",
                         x.class
                     );
                 } else {
                     outln!(
                         o,
-                        "  no class it includes disagrees in the file: look at {}'s own lines, or at the {unstored} included classes the file stores no signature for",
-                        x.class
+                        "  no class it includes disagrees in the file: look at {}'s own lines, or at the {} included classes the file stores no signature for:",
+                        x.class,
+                        unstored.len()
                     );
+                    outln!(o, "    {}", unstored.join(", "));
                 }
             } else {
                 let list: Vec<String> = also_disagree

@@ -118,6 +118,9 @@ pub enum Outcome {
         also_disagree: Vec<(String, Via)>,
         /// Of those, the ones that include no other disagreeing class: where to look first.
         root_causes: Vec<String>,
+        /// Classes the description includes that the file stores no signature for: the
+        /// suspects when no included class disagrees.
+        unstored: Vec<String>,
     },
 }
 
@@ -165,6 +168,7 @@ pub fn explain(
         .filter(|(c, v)| !agrees(schema, c, *v))
         .collect();
     let bad_names: HashSet<&str> = bad.iter().map(|(c, _)| *c).collect();
+    let stored_names: HashSet<&str> = stored.iter().map(|(c, _)| *c).collect();
     let mut descriptions: HashMap<&str, Option<Description>> = HashMap::new();
     for (c, _) in &bad {
         descriptions.insert(c, signature::describe(schema, c).ok());
@@ -198,10 +202,17 @@ pub fn explain(
                         })
                         .map(|(c, _)| c.clone())
                         .collect();
+                    let unstored = d
+                        .includes
+                        .iter()
+                        .filter(|(c, _)| !stored_names.contains(c.as_str()))
+                        .map(|(c, _)| c.clone())
+                        .collect();
                     Outcome::Differs {
                         description: Box::new(d.clone()),
                         also_disagree: also,
                         root_causes,
+                        unstored,
                     }
                 }
             };
