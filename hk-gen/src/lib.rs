@@ -14,7 +14,7 @@
 //! | `hk dump`, `hk build` | [`dump::dump_file`], [`dump::build`] |
 //! | `hk diff` | [`diff::diff`] |
 //! | `hk roundtrip` | [`roundtrip::run`] |
-//! | `hk schema ...` | [`schema::signatures`], [`schema::verify`], [`schema::check`], [`schema::extract`], [`schema::layout`], [`schema::import`] |
+//! | `hk schema ...` | [`schema::signatures`], [`schema::verify`], [`schema::check`], [`schema::extract`], [`schema::layout`], [`schema::import`], [`schema::new()`], [`schema::explain`] |
 //! | `hk sample` | [`sample::run`] |
 //! | `hk gen crate`, `hk gen all` | [`generate::gen_crate`], [`generate::gen_all`] |
 //! | `hk bench` | [`bench::run`] |

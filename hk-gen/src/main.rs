@@ -146,6 +146,47 @@ enum SchemaCmd {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// For each class whose stored signature the schema does not reproduce: what it
+    /// hashes, which class up its parent or struct chain disagrees too, and the nearest
+    /// shipped folder that reproduces it. Exit status 0: all agree; 1: some disagree.
+    Explain {
+        /// The schema folder or generation name (default: the one matching each file).
+        #[arg(long)]
+        schema: Option<PathBuf>,
+        /// Print the struct members' classes inside each hashed description too.
+        #[arg(long)]
+        full: bool,
+        /// Packfiles.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Start a schema folder for a new version from a neighbouring one: the closure of the
+    /// roots (parents, member classes, enums), without the stated signatures, and a
+    /// generation file with the new version.
+    New {
+        /// The folder to copy from: a generation name (`havok-2010.2`) or a path.
+        #[arg(long)]
+        from: PathBuf,
+        /// The new version's contents-version string (`hk_2011.1.0-r1`), as `hk info`
+        /// shows it.
+        #[arg(long)]
+        version: String,
+        /// The new packfile file version (default: the source's).
+        #[arg(long)]
+        file_version: Option<u32>,
+        /// The generation name (default: the output folder's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Root classes.
+        #[arg(long, num_args = 1..)]
+        roots: Vec<String>,
+        /// Packfiles whose stored classes are roots too.
+        #[arg(long, num_args = 1..)]
+        roots_of: Vec<PathBuf>,
+        /// Output folder (must not hold a schema yet).
+        #[arg(short, long)]
+        out: PathBuf,
+    },
     /// Write the classes a file describes as a schema folder: a packfile's `__types__`
     /// metadata, or the type tables of one or more tagfiles (merged).
     Extract {
@@ -325,6 +366,32 @@ fn schema(ctx: &Context, c: SchemaCmd, o: &mut Out<'_>) -> hk_gen::Result<Status
             quiet,
             files,
         } => schema::check(ctx, schema.as_deref(), quiet, &files, o),
+        SchemaCmd::Explain {
+            schema,
+            full,
+            files,
+        } => schema::explain(ctx, schema.as_deref(), full, &files, o),
+        SchemaCmd::New {
+            from,
+            version,
+            file_version,
+            name,
+            roots,
+            roots_of,
+            out,
+        } => schema::new(
+            ctx,
+            &schema::NewOptions {
+                from,
+                version,
+                file_version,
+                name,
+                roots,
+                roots_of,
+                out,
+            },
+            o,
+        ),
         SchemaCmd::Extract {
             files,
             out,

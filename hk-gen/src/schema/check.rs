@@ -228,7 +228,7 @@ fn print_report(
     let s = &r.slots;
     outln!(
         o,
-        "{} [{} {}] vs {label}: signatures {sig_ok}/{sig_n}{}; metadata sizes {size_ok}/{size_n}, offsets {off_ok}/{off_n}; pointer fixups on slots {}/{}, bodies {}/{} → {}",
+        "{} [{} {}] vs {label}: signatures {sig_ok}/{sig_n}{}; metadata sizes {size_ok}/{size_n}, offsets {off_ok}/{off_n}; pointer fixups on slots {}/{}, object sizes {}/{} → {}",
         file.display(),
         pf.header.contents_version(),
         pf.rules(),
@@ -280,6 +280,25 @@ fn print_report(
                 row.verdict.label()
             );
         }
+    }
+    if s.bodies > 0 {
+        outln!(
+            o,
+            "  object sizes: {} of the {} objects that own arrays or strings end, at their class's computed size padded to 16, where that data starts",
+            s.bodies_ok,
+            s.bodies
+        );
+    }
+    for m in s.body_misses.iter().take(20) {
+        outln!(
+            o,
+            "    {} at __data__+0x{:X}: computed size 0x{:X} ends at +0x{:X} (padded to 16), its data starts at +0x{:X}",
+            m.class,
+            m.offset,
+            m.size,
+            m.body_end,
+            m.data_start
+        );
     }
     for (off, owner) in s.strays.iter().take(20) {
         outln!(

@@ -1,11 +1,16 @@
 //! `hk schema ...`: signatures, self-checks, layouts, checks against files, extraction
-//! from files and import of public reflection dumps.
+//! from files, import of public reflection dumps, and a new version's folder from a
+//! neighbour's (`new`, then `explain`).
 
 mod check;
+mod explain;
 mod extract;
+pub mod new;
 
 pub use check::check;
+pub use explain::explain;
 pub use extract::extract;
+pub use new::{new, NewOptions};
 
 use std::path::{Path, PathBuf};
 

@@ -24,11 +24,30 @@ pub struct SlotCheck {
     pub on_slots: usize,
     /// Fixup sources on no predicted slot, as `(section offset, owning object class)`.
     pub strays: Vec<(u32, String)>,
-    /// Objects whose padded body ends exactly where their first owned data starts, of those
-    /// that own data.
+    /// Objects whose body, at the size the layout gives their class and padded to 16, ends
+    /// exactly where their first owned data (array elements, strings) starts, of those that
+    /// own data (docs/packfile-format.md §8). A miss means the schema's size of that class
+    /// is wrong for this file.
     pub bodies_ok: usize,
     /// Objects that own data.
     pub bodies: usize,
+    /// The objects whose body does not end where their data starts.
+    pub body_misses: Vec<BodyMiss>,
+}
+
+/// An object whose computed body does not end where its owned data starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BodyMiss {
+    /// Its offset in `__data__`.
+    pub offset: u32,
+    /// Its class.
+    pub class: String,
+    /// The class size the layout gives.
+    pub size: u32,
+    /// Where the body ends, padded to 16 (section offset).
+    pub body_end: u32,
+    /// Where its first owned data starts (section offset).
+    pub data_start: u32,
 }
 
 /// Everything `hk schema check` reports for one file.
@@ -161,6 +180,14 @@ pub fn pointer_slots(schema: &Schema, pf: &Packfile<'_>) -> Result<SlotCheck> {
             out.bodies += 1;
             if first == body_end {
                 out.bodies_ok += 1;
+            } else {
+                out.body_misses.push(BodyMiss {
+                    offset: *start,
+                    class: class.clone(),
+                    size,
+                    body_end,
+                    data_start: first,
+                });
             }
         }
     }

@@ -172,6 +172,51 @@ impl Catalog {
             .map(|e| (e, Match::Older))
     }
 
+    /// The generations of `container`, nearest to a version first: ordered by file version,
+    /// then by the numbers of the contents version (`hk_2010.2.0-r1` is 2010, 2, 0, 1), and
+    /// taken by distance from where that version falls (an equal version first, then the
+    /// nearest older, the nearest newer, and so on).
+    pub fn nearest(
+        &self,
+        container: Container,
+        file_version: u32,
+        contents_version: &str,
+    ) -> Vec<&Entry> {
+        let key = |fv: u32, cv: &str| (fv, version_numbers(cv));
+        let target = key(file_version, contents_version);
+        let mut sorted: Vec<(&Entry, (u32, Vec<u32>))> = self
+            .entries
+            .iter()
+            .filter(|e| e.generation.container == container)
+            .map(|e| {
+                (
+                    e,
+                    key(e.generation.file_version, &e.generation.contents_version),
+                )
+            })
+            .collect();
+        sorted.sort_by(|a, b| a.1.cmp(&b.1));
+        // Older entries are before `p`, newer ones from `q` on; equal ones between.
+        let p = sorted.partition_point(|(_, k)| *k < target);
+        let q = sorted.partition_point(|(_, k)| *k <= target);
+        let mut ranked: Vec<(usize, &Entry)> = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, (e, _))| {
+                let d = if i < p {
+                    2 * (p - i) - 1
+                } else if i < q {
+                    0
+                } else {
+                    2 * (i - q) + 2
+                };
+                (d, *e)
+            })
+            .collect();
+        ranked.sort_by_key(|(d, _)| *d);
+        ranked.into_iter().map(|(_, e)| e).collect()
+    }
+
     /// The tagfile generation for SDK version `sdk` (`20150100`).
     pub fn tagfile(&self, sdk: &str) -> Option<(&Entry, Match)> {
         self.entries
@@ -225,4 +270,12 @@ pub fn for_tagfile(root: &Path, sdk: &str) -> Option<(PathBuf, Generation)> {
     let c = Catalog::from_dir(root).ok()?;
     c.tagfile(sdk)
         .and_then(|(e, _)| e.dir().map(|d| (d.to_path_buf(), e.generation.clone())))
+}
+
+/// The numbers of a version string, in order: `hk_2010.2.0-r1` → 2010, 2, 0, 1.
+fn version_numbers(v: &str) -> Vec<u32> {
+    v.split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap_or(u32::MAX))
+        .collect()
 }

@@ -7,6 +7,7 @@
 pub mod catalog;
 mod diagnostic;
 pub mod embed;
+pub mod explain;
 pub mod infer;
 pub mod layout;
 #[cfg(feature = "load")]

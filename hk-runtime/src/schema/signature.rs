@@ -72,9 +72,9 @@ pub fn signature(schema: &Schema, class: &str) -> Result<Signature> {
 /// # Errors
 /// As [`signature`].
 pub fn compute(schema: &Schema, class: &str) -> Result<u32> {
-    let mut buf = Vec::with_capacity(1024);
-    describe_chain(schema, class, &mut buf, 0)?;
-    Ok(crc32fast::hash(&buf))
+    let mut w = Writer::new(false);
+    describe_chain(schema, class, &mut w, 0)?;
+    Ok(crc32fast::hash(&w.buf))
 }
 
 /// The description bytes of `class` and its parents (exposed for diagnostics and tests).
@@ -82,52 +82,255 @@ pub fn compute(schema: &Schema, class: &str) -> Result<u32> {
 /// # Errors
 /// As [`signature`].
 pub fn description(schema: &Schema, class: &str) -> Result<Vec<u8>> {
-    let mut buf = Vec::new();
-    describe_chain(schema, class, &mut buf, 0)?;
-    Ok(buf)
+    let mut w = Writer::new(false);
+    describe_chain(schema, class, &mut w, 0)?;
+    Ok(w.buf)
+}
+
+/// Which part of a class's own description a [`DescLine`] is.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Part {
+    /// The implemented-interface count that opens the class.
+    Interfaces,
+    /// A declared enum: its name, items and item count.
+    Enum(String),
+    /// The number of declared enums.
+    EnumCount,
+    /// A member: its enum's description (enum and flags members), then its name, type,
+    /// sub-type, C-array length and flags after the rewrites. A struct member's class is
+    /// described before it, in lines of its own.
+    Member(String),
+    /// The number of declared members.
+    MemberCount,
+}
+
+/// One line of a signature's hashed description: what a run of the hashed bytes says, in
+/// hash order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DescLine {
+    /// Nesting: 0 for the class and its parents, one more inside each struct member's class.
+    pub depth: u16,
+    /// The class whose own description this line is part of.
+    pub class: String,
+    /// Which part.
+    pub part: Part,
+    /// The hashed values, readable: names as they are, numbers in decimal, flags in hex.
+    pub text: String,
+    /// How many bytes of the hashed text this line stands for.
+    pub bytes: usize,
+}
+
+impl std::fmt::Display for DescLine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pad = usize::from(self.depth) * 2;
+        write!(f, "{:pad$}{}", "", self.text)
+    }
+}
+
+/// How a class came into another class's description.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Via {
+    /// The parent of `of`.
+    Parent {
+        /// The subclass.
+        of: String,
+    },
+    /// The class of a struct member (or of the elements of an array of structs).
+    Member {
+        /// The class declaring the member.
+        owner: String,
+        /// The member.
+        member: String,
+    },
+}
+
+impl std::fmt::Display for Via {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Via::Parent { of } => write!(f, "parent of {of}"),
+            Via::Member { owner, member } => write!(f, "struct of {owner}.{member}"),
+        }
+    }
+}
+
+/// A signature's hashed description, readable: every line in hash order, and the classes
+/// it includes besides the class itself (parents, and struct members' classes with their
+/// own parents and struct members), each with how it came in, first appearance first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Description {
+    /// The class.
+    pub class: String,
+    /// The lines, in hash order.
+    pub lines: Vec<DescLine>,
+    /// Classes the description includes, without the class itself.
+    pub includes: Vec<(String, Via)>,
+    /// Length of the hashed text.
+    pub bytes: usize,
+    /// Its CRC-32: the computed signature.
+    pub crc: u32,
+}
+
+impl Description {
+    /// The lines of `class`'s own description (the first time it appears).
+    pub fn own_lines<'a>(&'a self, class: &'a str) -> impl Iterator<Item = &'a DescLine> + 'a {
+        let depth = self
+            .lines
+            .iter()
+            .find(|l| l.class == class)
+            .map(|l| l.depth);
+        let start = self.lines.iter().position(|l| l.class == class);
+        let end = start.and_then(|s| {
+            self.lines[s..]
+                .iter()
+                .position(|l| l.class == class && l.part == Part::MemberCount)
+                .map(|e| s + e + 1)
+        });
+        let range = match (start, end) {
+            (Some(s), Some(e)) => s..e,
+            _ => 0..0,
+        };
+        self.lines[range]
+            .iter()
+            .filter(move |l| Some(l.depth) == depth && l.class == class)
+    }
+}
+
+/// The description of `class` that its signature hashes, line by line.
+///
+/// # Errors
+/// As [`signature`].
+pub fn describe(schema: &Schema, class: &str) -> Result<Description> {
+    let mut w = Writer::new(true);
+    describe_chain(schema, class, &mut w, 0)?;
+    Ok(Description {
+        class: class.to_string(),
+        lines: w.lines,
+        includes: w.includes,
+        bytes: w.buf.len(),
+        crc: crc32fast::hash(&w.buf),
+    })
 }
 
 const MAX_DEPTH: usize = 64;
 
-fn describe_chain(schema: &Schema, class: &str, buf: &mut Vec<u8>, depth: usize) -> Result<()> {
+/// The hashed bytes and, when tracing, what they say.
+struct Writer {
+    buf: Vec<u8>,
+    trace: bool,
+    lines: Vec<DescLine>,
+    includes: Vec<(String, Via)>,
+    /// Where the current line's bytes start.
+    mark: usize,
+}
+
+impl Writer {
+    fn new(trace: bool) -> Self {
+        Writer {
+            buf: Vec::with_capacity(1024),
+            trace,
+            lines: Vec::new(),
+            includes: Vec::new(),
+            mark: 0,
+        }
+    }
+
+    fn i32(&mut self, v: i32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u16(&mut self, v: u16) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn name(&mut self, s: &str) {
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+
+    /// Ends a line covering the bytes written since the last one; `text` runs only when
+    /// tracing.
+    fn line(&mut self, depth: usize, class: &str, part: Part, text: impl FnOnce() -> String) {
+        if self.trace {
+            self.lines.push(DescLine {
+                depth: depth as u16,
+                class: class.to_string(),
+                part,
+                text: text(),
+                bytes: self.buf.len() - self.mark,
+            });
+        }
+        self.mark = self.buf.len();
+    }
+
+    fn include(&mut self, class: &str, via: impl FnOnce() -> Via) {
+        if self.trace && !self.includes.iter().any(|(c, _)| c == class) {
+            self.includes.push((class.to_string(), via()));
+        }
+    }
+}
+
+fn describe_chain(schema: &Schema, class: &str, w: &mut Writer, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
         return Err(Error::schema(format!(
             "struct members nest deeper than {MAX_DEPTH} at `{class}`"
         )));
     }
-    for c in schema.chain(class)? {
-        describe_class(schema, c, buf, depth).map_err(|e| e.in_(c.name.clone()))?;
+    let chain = schema.chain(class)?;
+    for (i, c) in chain.iter().enumerate() {
+        if i > 0 {
+            w.include(&c.name, || Via::Parent {
+                of: chain[i - 1].name.clone(),
+            });
+        }
+        describe_class(schema, c, w, depth).map_err(|e| e.in_(c.name.clone()))?;
     }
     Ok(())
 }
 
-fn put_i32(buf: &mut Vec<u8>, v: i32) {
-    buf.extend_from_slice(&v.to_le_bytes());
+fn enum_text(e: &Enum) -> String {
+    let items: Vec<String> = e
+        .items
+        .iter()
+        .map(|i| format!("{} = {}", i.name, i.value))
+        .collect();
+    format!(
+        "enum {} {{ {} }} ({} items)",
+        e.name,
+        items.join(", "),
+        e.items.len()
+    )
 }
 
-fn put_u16(buf: &mut Vec<u8>, v: u16) {
-    buf.extend_from_slice(&v.to_le_bytes());
-}
-
-fn describe_enum(e: &Enum, buf: &mut Vec<u8>) {
-    buf.extend_from_slice(e.name.as_bytes());
+fn describe_enum(e: &Enum, w: &mut Writer) {
+    w.name(&e.name);
     for item in &e.items {
-        buf.extend_from_slice(item.name.as_bytes());
-        put_i32(buf, item.value);
+        w.name(&item.name);
+        w.i32(item.value);
     }
-    put_i32(buf, e.items.len() as i32);
+    w.i32(e.items.len() as i32);
 }
 
-fn describe_class(schema: &Schema, c: &Class, buf: &mut Vec<u8>, depth: usize) -> Result<()> {
-    put_i32(buf, c.interfaces as i32);
+fn describe_class(schema: &Schema, c: &Class, w: &mut Writer, depth: usize) -> Result<()> {
+    w.i32(c.interfaces as i32);
+    w.line(depth, &c.name, Part::Interfaces, || {
+        format!("{}: interfaces {}", c.name, c.interfaces)
+    });
     for e in &c.enums {
-        describe_enum(e, buf);
+        describe_enum(e, w);
+        w.line(depth, &c.name, Part::Enum(e.name.clone()), || {
+            format!("  {}", enum_text(e))
+        });
     }
-    put_i32(buf, c.enums.len() as i32);
+    w.i32(c.enums.len() as i32);
+    w.line(depth, &c.name, Part::EnumCount, || {
+        format!("  enums {}", c.enums.len())
+    });
     for m in &c.members {
-        describe_member(schema, c, m, buf, depth).map_err(|e| e.in_(m.name.clone()))?;
+        describe_member(schema, c, m, w, depth).map_err(|e| e.in_(m.name.clone()))?;
     }
-    put_i32(buf, c.members.len() as i32);
+    w.i32(c.members.len() as i32);
+    w.line(depth, &c.name, Part::MemberCount, || {
+        format!("  members {}", c.members.len())
+    });
     Ok(())
 }
 
@@ -135,7 +338,7 @@ fn describe_member(
     schema: &Schema,
     owner: &Class,
     m: &Member,
-    buf: &mut Vec<u8>,
+    w: &mut Writer,
     depth: usize,
 ) -> Result<()> {
     let g = &schema.generation;
@@ -144,27 +347,37 @@ fn describe_member(
             .map(u16::from)
             .ok_or_else(|| Error::schema(format!("type `{k}` has no number in {}", g.name)))
     };
+    let part = || Part::Member(m.name.clone());
     if let Some(cl) = &m.class {
         if m.ty != TypeKind::Pointer && m.subtype != TypeKind::Pointer {
-            describe_chain(schema, cl, buf, depth + 1)?;
+            w.include(cl, || Via::Member {
+                owner: owner.name.clone(),
+                member: m.name.clone(),
+            });
+            describe_chain(schema, cl, w, depth + 1)?;
         }
     }
     if let Some(r) = &m.enum_ref {
         let (_, e) = schema
             .resolve_enum(&owner.name, r)
             .ok_or_else(|| Error::schema(format!("enum `{r}` not found")))?;
-        describe_enum(e, buf);
+        describe_enum(e, w);
+        w.line(depth, &owner.name, part(), || {
+            format!("  {}: {}", m.name, enum_text(e))
+        });
     }
     let mut ty = num(m.ty)?;
     let mut subtype = num(m.subtype)?;
     let mut flags = m.flags;
     let mut extra = None;
+    let (mut enum_rewrite, mut ignored_rewrite) = (false, false);
     // Rewrite 1: an enum or flags member has sub-type void and its storage width in bits
     // toggled in the flags (docs/layout-and-signatures.md §4.2).
     if matches!(m.ty, TypeKind::Enum | TypeKind::Flags) {
         let bits = m.subtype.int_width().unwrap_or(0) * 8;
         flags ^= bits as u16;
         subtype = num(TypeKind::Void)?;
+        enum_rewrite = true;
     }
     // Rewrite 2, after rewrite 1 (docs/layout-and-signatures.md §4.2): serialize-ignored
     // members become `zero`, the old type moves to the sub-type, and a non-void old sub-type
@@ -178,14 +391,36 @@ fn describe_member(
         }
         subtype = ty;
         ty = num(TypeKind::Zero)?;
+        ignored_rewrite = true;
     }
-    buf.extend_from_slice(m.name.as_bytes());
-    put_u16(buf, ty);
-    put_u16(buf, subtype);
+    w.name(&m.name);
+    w.u16(ty);
+    w.u16(subtype);
     if let Some(x) = extra {
-        put_u16(buf, x);
+        w.u16(x);
     }
-    put_u16(buf, m.array_size);
-    put_u16(buf, flags);
+    w.u16(m.array_size);
+    w.u16(flags);
+    w.line(depth, &owner.name, part(), || {
+        let t = |n: u16| {
+            let name = u8::try_from(n)
+                .ok()
+                .and_then(|n| g.type_from_number(n))
+                .map_or("?", TypeKind::name);
+            format!("{name}({n})")
+        };
+        let mut s = format!("  {}: type {} subtype {}", m.name, t(ty), t(subtype));
+        if let Some(x) = extra {
+            s.push_str(&format!(" extra {}", t(x)));
+        }
+        s.push_str(&format!(" array_size {} flags 0x{flags:04X}", m.array_size));
+        match (enum_rewrite, ignored_rewrite) {
+            (true, true) => s.push_str(" [enum, then serialize_ignored rewrite]"),
+            (true, false) => s.push_str(" [enum rewrite]"),
+            (false, true) => s.push_str(" [serialize_ignored rewrite]"),
+            (false, false) => {}
+        }
+        s
+    });
     Ok(())
 }

@@ -36,6 +36,18 @@ impl Generation {
             let _ = writeln!(o, "\n[packfile]");
             let _ = writeln!(o, "string_align = {}", self.packfile.string_align);
         }
+        if let Some(t) = &self.tagfile {
+            let _ = writeln!(o, "\n[tagfile]");
+            let _ = writeln!(o, "dedupe_strings = {}", t.dedupe_strings);
+            let _ = writeln!(o, "templates_first = {}", t.templates_first);
+            let _ = writeln!(o, "string_pad = {}", t.string_pad);
+            let tags: Vec<String> = t
+                .tags
+                .iter()
+                .map(|b| q(&String::from_utf8_lossy(b)))
+                .collect();
+            let _ = writeln!(o, "subsection_tags = [{}]", tags.join(", "));
+        }
         o
     }
 }
