@@ -1,19 +1,20 @@
-//! The schema folders hk knows, and the one rule that picks a folder for a file.
+//! The schema folders hk knows, in the order the selection rule tries them for a file.
 //!
 //! A [`Catalog`] lists generations from a folder of schema folders (`schemas/`) or from
-//! texts embedded in a program. A generation whose `generation.toml` does not load is
-//! kept as a [`Catalog::problems`] entry, never skipped without a word.
+//! texts embedded in a program. A `generation.toml` that does not load makes the whole
+//! catalog an error naming its file, line and key: a broken folder is never skipped.
 //!
-//! The rule ([`Catalog::packfile`], [`Catalog::tagfile`]): the generation with the same file
-//! version and contents version (packfiles) or SDK version (tagfiles) is an exact match; else,
-//! for packfiles, one with the same file version (file version 7 is shared by 6.6, 7.1 and
-//! 2010.1, docs/packfile-format.md §2.1 and docs/layout-and-signatures.md §5); else the nearest
-//! older one. [`Match`] says which applied, so callers can say when a file is read with a
-//! neighbouring version's classes.
+//! The catalog answers two questions for the selection rule (docs/schema-selection.md, run
+//! by `file::Schemas`): which generation is exactly of a file's version
+//! ([`Catalog::packfile`], [`Catalog::tagfile`]), and which others are nearest to it
+//! ([`Catalog::packfile_neighbours`], [`Catalog::tagfile_neighbours`]). Whether a neighbour
+//! may stand in for the file's version is decided by the file (its stored signatures, or
+//! its bytes written back), not here.
 
 use std::path::{Path, PathBuf};
 
 use super::{Container, Diagnostics, Generation, Schema};
+use crate::error::{Error, ErrorKind, SchemaError};
 
 /// Where a generation's files are.
 #[derive(Clone, Debug)]
@@ -62,43 +63,27 @@ impl Entry {
 /// files (path relative to the folder, text).
 pub type EmbeddedFolder = (String, String, Vec<(PathBuf, String)>);
 
-/// How a generation was matched to a file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Match {
-    /// Same file version and contents version (or SDK version).
-    Exact,
-    /// Same packfile file version, another contents version.
-    SameFileVersion,
-    /// The nearest older version: the file's own version has no schema.
-    Older,
-}
-
-impl Match {
-    /// Whether the file's version is the schema's.
-    pub fn is_exact(self) -> bool {
-        self == Match::Exact
-    }
-}
-
 /// The generations hk can read files with.
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     entries: Vec<Entry>,
-    problems: Vec<(String, Diagnostics)>,
 }
 
 impl Catalog {
     /// Every schema folder under `root` (a folder holding `generation.toml` is one).
     ///
     /// # Errors
-    /// When `root` cannot be listed.
-    pub fn from_dir(root: &Path) -> std::io::Result<Catalog> {
-        let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)?
+    /// When `root` cannot be listed, or a `generation.toml` does not load (every problem of
+    /// every such file, each with its file, line and key).
+    pub fn from_dir(root: &Path) -> Result<Catalog, Error> {
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+            .map_err(|e| Error::from(e).in_file(root))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.join("generation.toml").is_file())
             .collect();
         dirs.sort();
         let mut c = Catalog::default();
+        let mut problems = Vec::new();
         for d in dirs {
             let name = d
                 .file_name()
@@ -110,16 +95,20 @@ impl Catalog {
                     generation,
                     source: Source::Dir(d),
                 }),
-                Err(diags) => c.problems.push((name, diags)),
+                Err(diags) => problems.push((name, diags)),
             }
         }
-        Ok(c)
+        c.or_problems(problems)
     }
 
     /// A catalog of embedded generations: each folder name, its `generation.toml` text and
     /// its class files (path relative to the folder, text).
-    pub fn from_texts(folders: Vec<EmbeddedFolder>) -> Catalog {
+    ///
+    /// # Errors
+    /// A `generation.toml` that does not load, as [`Catalog::from_dir`].
+    pub fn from_texts(folders: Vec<EmbeddedFolder>) -> Result<Catalog, Error> {
         let mut c = Catalog::default();
+        let mut problems = Vec::new();
         for (name, gen_text, classes) in folders {
             let path = PathBuf::from(&name).join("generation.toml");
             match Generation::parse(&path, &gen_text) {
@@ -128,21 +117,30 @@ impl Catalog {
                     generation,
                     source: Source::Texts(classes, gen_text),
                 }),
-                Err(diags) => c.problems.push((name, diags)),
+                Err(diags) => problems.push((name, diags)),
             }
         }
         c.entries.sort_by(|a, b| a.name.cmp(&b.name));
-        c
+        c.or_problems(problems)
     }
 
-    /// Every generation that loaded.
+    /// `self`, or the error listing every folder whose `generation.toml` does not load.
+    fn or_problems(self, problems: Vec<(String, Diagnostics)>) -> Result<Catalog, Error> {
+        if problems.is_empty() {
+            return Ok(self);
+        }
+        let text: Vec<String> = problems
+            .iter()
+            .map(|(name, d)| format!("schema folder `{name}`: generation.toml does not load:\n{d}"))
+            .collect();
+        Err(Error::new(ErrorKind::Schema(SchemaError::Diagnostics(
+            text.join("\n"),
+        ))))
+    }
+
+    /// Every generation.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
-    }
-
-    /// Generations whose `generation.toml` does not load, with why.
-    pub fn problems(&self) -> &[(String, Diagnostics)] {
-        &self.problems
     }
 
     /// The generation called `name`.
@@ -150,50 +148,95 @@ impl Catalog {
         self.entries.iter().find(|e| e.name == name)
     }
 
-    /// The packfile generation for a file version and contents version.
-    pub fn packfile(&self, file_version: u32, contents_version: &str) -> Option<(&Entry, Match)> {
-        let packs = || {
-            self.entries
-                .iter()
-                .filter(|e| e.generation.container == Container::Packfile)
-        };
-        if let Some(e) = packs().find(|e| {
-            e.generation.file_version == file_version
-                && e.generation.contents_version == contents_version
-        }) {
-            return Some((e, Match::Exact));
-        }
-        if let Some(e) = packs().find(|e| e.generation.file_version == file_version) {
-            return Some((e, Match::SameFileVersion));
-        }
-        packs()
-            .filter(|e| e.generation.file_version <= file_version)
-            .max_by_key(|e| e.generation.file_version)
-            .map(|e| (e, Match::Older))
-    }
-
-    /// The tagfile generation for SDK version `sdk` (`20150100`).
-    pub fn tagfile(&self, sdk: &str) -> Option<(&Entry, Match)> {
+    fn of(&self, container: Container) -> impl Iterator<Item = &Entry> {
         self.entries
             .iter()
-            .filter(|e| {
-                e.generation.container == Container::Tagfile
-                    && e.generation.contents_version.as_str() <= sdk
-            })
-            .max_by(|a, b| {
-                a.generation
-                    .contents_version
-                    .cmp(&b.generation.contents_version)
-            })
-            .map(|e| {
-                let m = if e.generation.contents_version == sdk {
-                    Match::Exact
-                } else {
-                    Match::Older
-                };
-                (e, m)
-            })
+            .filter(move |e| e.generation.container == container)
     }
+
+    /// The packfile generation of exactly this file version and contents version.
+    pub fn packfile(&self, file_version: u32, contents_version: &str) -> Option<&Entry> {
+        self.of(Container::Packfile).find(|e| {
+            e.generation.file_version == file_version
+                && e.generation.contents_version == contents_version
+        })
+    }
+
+    /// Every other packfile generation, nearest to the version first ([`nearest_first`]).
+    pub fn packfile_neighbours(&self, file_version: u32, contents_version: &str) -> Vec<&Entry> {
+        nearest_first(
+            self.of(Container::Packfile)
+                .filter(|e| {
+                    e.generation.file_version != file_version
+                        || e.generation.contents_version != contents_version
+                })
+                .collect(),
+            file_version,
+            contents_version,
+        )
+    }
+
+    /// The tagfile generation of exactly SDK version `sdk` (`20150100`).
+    pub fn tagfile(&self, sdk: &str) -> Option<&Entry> {
+        self.of(Container::Tagfile)
+            .find(|e| e.generation.contents_version == sdk)
+    }
+
+    /// Every other tagfile generation, nearest to SDK version `sdk` first.
+    pub fn tagfile_neighbours(&self, sdk: &str) -> Vec<&Entry> {
+        nearest_first(
+            self.of(Container::Tagfile)
+                .filter(|e| e.generation.contents_version != sdk)
+                .collect(),
+            0,
+            sdk,
+        )
+    }
+}
+
+/// The numbers of a version text, in order: `hk_2011.1.0-r1` is `[2011, 1, 0, 1]`,
+/// `Havok-7.1.0-r1` `[7, 1, 0, 1]`, `20150100` `[20150100]`. Havok's versions compare
+/// this way (5.5 < 6.6 < 7.1 < 2010.1 < ... < 2014.2).
+pub fn version_numbers(text: &str) -> Vec<u64> {
+    text.split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<u64>().unwrap_or(u64::MAX))
+        .collect()
+}
+
+/// `entries` in the order the selection rule tries them for a file of `file_version` and
+/// version text `version`: those of the same file version first; then by how many
+/// generations lie between them and the file's version, counted in the order (file
+/// version, [`version_numbers`]); an older one before a newer one at the same distance.
+pub fn nearest_first<'e>(
+    mut entries: Vec<&'e Entry>,
+    file_version: u32,
+    version: &str,
+) -> Vec<&'e Entry> {
+    let key = |e: &Entry| {
+        (
+            e.generation.file_version,
+            version_numbers(&e.generation.contents_version),
+        )
+    };
+    let file = (file_version, version_numbers(version));
+    entries.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.name.cmp(&b.name)));
+    // The file's place among them, and each generation's distance from it.
+    let place = entries.iter().filter(|e| key(e) < file).count();
+    let distance = |i: usize| {
+        if i < place {
+            (place - i, false)
+        } else {
+            (i + 1 - place, true)
+        }
+    };
+    let mut order: Vec<(bool, (usize, bool), &Entry)> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.generation.file_version != file_version, distance(i), *e))
+        .collect();
+    order.sort_by_key(|&(other_version, d, _)| (other_version, d));
+    order.into_iter().map(|(_, _, e)| e).collect()
 }
 
 /// Every schema folder under `root` with a readable `generation.toml`, sorted by path.
@@ -211,18 +254,17 @@ pub fn generations(root: &Path) -> Vec<(PathBuf, Generation)> {
         .unwrap_or_default()
 }
 
-/// The packfile schema folder under `root` for a file version and contents version
-/// ([`Catalog::packfile`]'s rule).
+/// The packfile schema folder under `root` of exactly this file version and contents
+/// version ([`Catalog::packfile`]).
 pub fn for_version(root: &Path, file_version: u32, contents_version: &str) -> Option<PathBuf> {
     let c = Catalog::from_dir(root).ok()?;
     c.packfile(file_version, contents_version)
-        .and_then(|(e, _)| e.dir().map(Path::to_path_buf))
+        .and_then(|e| e.dir().map(Path::to_path_buf))
 }
 
-/// The tagfile generation under `root` for SDK version `sdk` ([`Catalog::tagfile`]'s
-/// rule).
+/// The tagfile generation under `root` of exactly SDK version `sdk` ([`Catalog::tagfile`]).
 pub fn for_tagfile(root: &Path, sdk: &str) -> Option<(PathBuf, Generation)> {
     let c = Catalog::from_dir(root).ok()?;
     c.tagfile(sdk)
-        .and_then(|(e, _)| e.dir().map(|d| (d.to_path_buf(), e.generation.clone())))
+        .and_then(|e| e.dir().map(|d| (d.to_path_buf(), e.generation.clone())))
 }
