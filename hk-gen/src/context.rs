@@ -168,8 +168,9 @@ impl Context {
         ))
     }
 
-    /// The schema an argument names: a schema folder on disk, else a generation of the
-    /// catalog by name (`havok-7.1`).
+    /// The schema an argument names: a schema folder on disk (a path, or a folder of that
+    /// name here), else a generation of the catalog by name (`havok-7.1`: built in, or under
+    /// `--schemas`).
     ///
     /// # Errors
     /// Neither exists, or the folder has problems.
@@ -187,10 +188,21 @@ impl Context {
                 label: name.into_owned(),
             });
         }
-        load_dir(arg).map(|s| Named {
-            schema: Arc::new(s),
-            label: arg.display().to_string(),
-        })
+        let known: Vec<&str> = self
+            .schemas
+            .catalog()
+            .entries()
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        let among = match &self.source {
+            SchemaSource::BuiltIn => "the built-in schemas".to_string(),
+            SchemaSource::Dir(root) => format!("the schemas in {}", root.display()),
+        };
+        Err(Error::usage(format!(
+            "schema `{name}`: no such folder here, and none of that name among {among} ({})",
+            known.join(", ")
+        )))
     }
 
     /// The files of generation `name` as text, from wherever the schemas come from.

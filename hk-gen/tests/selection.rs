@@ -216,7 +216,27 @@ fn a_version_without_a_folder_whose_signatures_disagree_is_refused_naming_what_w
     }
     let (code, _, err) = hk(&["info", "--schema", "havok-2099.1", s(&file)]);
     assert_eq!(code, 2);
-    assert!(err.contains("havok-2099.1"), "{err}");
+    assert!(
+        err.contains("schema `havok-2099.1`") && err.contains("havok-2012.2"),
+        "{err}"
+    );
+    // A dump read with a folder given by path names that path; building it back needs the
+    // folder again rather than falling back to a neighbour.
+    let dump = tmp.join("given.json");
+    let (code, _, err) = hk(&["dump", "--schema", s(&dir), s(&file), "-o", s(&dump)]);
+    assert_eq!(code, 0, "{err}");
+    let built = tmp.join("given.hkx");
+    let (code, _, err) = hk(&["build", s(&dump), "-o", s(&built)]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no folder is of hk_2011.1.0-r1") && err.contains("--schema"),
+        "{err}"
+    );
+    let (code, _, err) = hk(&["build", "--schema", s(&dir), s(&dump), "-o", s(&built)]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = hk(&["diff", "--schema", s(&dir), s(&file), s(&built)]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("0 difference(s)"), "{out}");
 
     // The file the issue saw: an animation binding read with a neighbour's classes failed
     // in `partitionIndices`. Relabelled, the 2010.2 corpus file is read with its folder;

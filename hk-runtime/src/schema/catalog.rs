@@ -268,3 +268,109 @@ pub fn for_tagfile(root: &Path, sdk: &str) -> Option<(PathBuf, Generation)> {
     c.tagfile(sdk)
         .and_then(|e| e.dir().map(|d| (d.to_path_buf(), e.generation.clone())))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn generation(name: &str, container: &str, file_version: &str, version: &str) -> String {
+        format!(
+            "name = \"{name}\"\ncontainer = \"{container}\"\nfile_version = {file_version}\n\
+             contents_version = \"{version}\"\n\n[layout]\npointer_size = 4\nendian = \"little\"\n\
+             reuse_padding = false\nempty_base = true\n\n[member_types]\n"
+        )
+    }
+
+    fn catalog(gens: &[(&str, &str, u32, &str)]) -> Result<Catalog, Error> {
+        Catalog::from_texts(
+            gens.iter()
+                .map(|&(name, container, fv, v)| {
+                    let text = generation(name, container, &fv.to_string(), v);
+                    (name.to_string(), text, Vec::new())
+                })
+                .collect(),
+        )
+    }
+
+    fn names(v: Vec<&Entry>) -> Vec<&str> {
+        v.into_iter().map(|e| e.name.as_str()).collect()
+    }
+
+    #[test]
+    fn neighbours_come_nearest_first_same_file_version_first() {
+        let c = catalog(&[
+            ("g55", "packfile", 5, "Havok-5.5.0-r1"),
+            ("g71", "packfile", 7, "Havok-7.1.0-r1"),
+            ("g2010.1", "packfile", 7, "hk_2010.1.0-r1"),
+            ("g2010.2", "packfile", 8, "hk_2010.2.0-r1"),
+            ("g2012.2", "packfile", 9, "hk_2012.2.0-r1"),
+            ("g2014.1", "packfile", 11, "hk_2014.1.0-r1"),
+            ("t2015", "tagfile", 0, "20150100"),
+            ("t2022", "tagfile", 0, "20220100"),
+        ])
+        .unwrap();
+        assert_eq!(
+            c.packfile(8, "hk_2010.2.0-r1").map(|e| e.name.as_str()),
+            Some("g2010.2")
+        );
+        assert!(c.packfile(8, "hk_2011.1.0-r1").is_none());
+        // Version 2011.1 lies between 2010.2 and 2012.2.
+        assert_eq!(
+            names(c.packfile_neighbours(8, "hk_2011.1.0-r1")),
+            ["g2010.2", "g2012.2", "g2010.1", "g2014.1", "g71", "g55"]
+        );
+        assert_eq!(
+            names(c.packfile_neighbours(9, "hk_2011.1.0-r1")),
+            ["g2012.2", "g2010.2", "g2010.1", "g2014.1", "g71", "g55"]
+        );
+        // The exact folder is not a neighbour.
+        assert_eq!(
+            names(c.packfile_neighbours(7, "Havok-7.1.0-r1")),
+            ["g2010.1", "g55", "g2010.2", "g2012.2", "g2014.1"]
+        );
+        assert_eq!(names(c.tagfile_neighbours("70150100")), ["t2022", "t2015"]);
+        assert_eq!(names(c.tagfile_neighbours("20160100")), ["t2015", "t2022"]);
+        assert!(c.tagfile("70150100").is_none());
+    }
+
+    #[test]
+    fn a_broken_generation_file_makes_the_catalog_an_error_naming_file_line_and_key() {
+        let good = generation("a", "packfile", "7", "Havok-7.1.0-r1");
+        let bad = generation("b", "packfile", "\"9\"", "hk_2010.2.0-r1");
+        let e = Catalog::from_texts(vec![
+            ("a".into(), good, Vec::new()),
+            ("b".into(), bad, Vec::new()),
+        ])
+        .unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("schema folder `b`")
+                && text.contains("generation.toml:3:")
+                && text.contains("`file_version`"),
+            "{text}"
+        );
+        assert!(!text.contains("folder `a`"), "{text}");
+    }
+
+    #[test]
+    fn version_numbers_order_havok_versions() {
+        let mut v = [
+            "hk_2014.1.0-r1",
+            "Havok-7.1.0-r1",
+            "hk_2010.2.0-r1",
+            "Havok-5.5.0-r1",
+            "hk_2011.1.0-r1",
+        ];
+        v.sort_by_key(|t| version_numbers(t));
+        assert_eq!(
+            v,
+            [
+                "Havok-5.5.0-r1",
+                "Havok-7.1.0-r1",
+                "hk_2010.2.0-r1",
+                "hk_2011.1.0-r1",
+                "hk_2014.1.0-r1"
+            ]
+        );
+    }
+}
