@@ -232,6 +232,9 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     for i in &inputs {
         let doc = file::open(&i.bytes, ctx.schemas(), Default::default())
             .map_err(|e| e.in_file(&i.path))?;
+        if let Some(w) = doc.schema.warning() {
+            o.warn(format_args!("{}: {w}", i.path.display()))?;
+        }
         let out = file::write(&doc).map_err(|e| e.in_file(&i.path))?;
         if out != i.bytes {
             o.warn(format_args!(

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use hk_runtime::error::SchemaError;
-use hk_runtime::file::{self, Document, SchemaChoice, Schemas};
+use hk_runtime::file::{self, Document, How, SchemaChoice, Schemas};
 use hk_runtime::packfile::read::ReadOptions;
 use hk_runtime::packfile::Packfile;
 use hk_runtime::schema::catalog::Catalog;
@@ -40,6 +40,9 @@ pub struct Options {
     pub schemas: Option<PathBuf>,
     /// A folder of game profiles instead of the built-in ones.
     pub games: Option<PathBuf>,
+    /// A schema folder, or the name of one in the catalog, to read every file with instead
+    /// of the selection rule (`--schema`).
+    pub schema: Option<PathBuf>,
 }
 
 /// A schema a command was pointed at, and how to name it.
@@ -61,68 +64,42 @@ pub struct Context {
 
 impl Context {
     /// The built-in schemas and profiles.
-    pub fn built_in() -> Context {
-        Context {
-            schemas: Schemas::new(embedded::catalog()),
-            source: SchemaSource::BuiltIn,
-            games: GamesSource::BuiltIn,
-        }
-    }
-
-    /// A context from `opts`: the built-in schemas and profiles unless a folder is given.
     ///
     /// # Errors
-    /// A schemas folder that cannot be listed.
+    /// A built-in `generation.toml` that does not load (a build of hk that is broken).
+    pub fn built_in() -> Result<Context> {
+        Context::new(&Options::default())
+    }
+
+    /// A context from `opts`: the built-in schemas and profiles unless a folder is given,
+    /// and the schema `--schema` names, if any.
+    ///
+    /// # Errors
+    /// A schemas folder that cannot be listed, a `generation.toml` that does not load (with
+    /// its file, line and key), or a `--schema` that names no folder.
     pub fn new(opts: &Options) -> Result<Context> {
         let (catalog, source) = match &opts.schemas {
-            None => (embedded::catalog(), SchemaSource::BuiltIn),
+            None => (embedded::catalog()?, SchemaSource::BuiltIn),
             Some(dir) => (
-                Catalog::from_dir(dir).map_err(|e| Error::io(dir, e))?,
+                Catalog::from_dir(dir)
+                    .map_err(|e| e.in_(format!("schema folders {}", dir.display())))?,
                 SchemaSource::Dir(dir.clone()),
             ),
         };
-        Ok(Context {
+        let mut ctx = Context {
             schemas: Schemas::new(catalog),
             source,
             games: opts
                 .games
                 .clone()
                 .map_or(GamesSource::BuiltIn, GamesSource::Dir),
-        })
-    }
-
-    /// Schema folders left out of the catalog because their `generation.toml` does not
-    /// load, one message each with the file, line and key of every problem.
-    pub fn problems(&self) -> Vec<String> {
-        self.schemas
-            .catalog()
-            .problems()
-            .iter()
-            .map(|(name, d)| {
-                let text = match &self.source {
-                    SchemaSource::BuiltIn => embedded::schema_files(name).map(|f| f.generation),
-                    SchemaSource::Dir(root) => {
-                        std::fs::read_to_string(root.join(name).join("generation.toml")).ok()
-                    }
-                };
-                let lines: Vec<String> =
-                    d.0.iter()
-                        .map(|d| {
-                            let mut d = d.clone();
-                            if d.key.is_empty() {
-                                if let Some(key) = text.as_deref().and_then(|t| key_at(t, d.line)) {
-                                    d.key = key;
-                                }
-                            }
-                            d.to_string()
-                        })
-                        .collect();
-                format!(
-                    "schema folder `{name}` is left out: its generation.toml does not load:\n{}",
-                    lines.join("\n")
-                )
-            })
-            .collect()
+        };
+        if let Some(arg) = &opts.schema {
+            let named = ctx.schema_arg(arg)?;
+            let schemas = std::mem::replace(&mut ctx.schemas, Schemas::new(Catalog::default()));
+            ctx.schemas = schemas.with_schema(named.schema, named.label);
+        }
+        Ok(ctx)
     }
 
     /// The schemas.
@@ -160,47 +137,40 @@ impl Context {
         Ok(file::open(bytes, &self.schemas, ReadOptions { lenient })?)
     }
 
-    /// The generation a packfile's header matches (the catalog's rule, as
-    /// [`Schemas::select`] applies it, without the file's own metadata): what `hk schema
-    /// check` compares a file with.
+    /// The generation that reads a packfile's objects by the selection rule, without the
+    /// file's own metadata: what `hk schema check` compares a file with. When no folder
+    /// passes, the closest one (its choice says so: [`SchemaChoice::warning`]).
     ///
     /// # Errors
-    /// No generation matches, or it does not load.
+    /// No packfile generation at all, or one that does not load.
     pub fn generation_of(&self, pf: &Packfile<'_>) -> Result<(Arc<Schema>, SchemaChoice)> {
-        let h = &pf.header;
-        let cv = h.contents_version();
-        let (entry, matched) = self
-            .schemas
-            .catalog()
-            .packfile(h.file_version, &cv)
-            .ok_or_else(|| {
-                hk_runtime::Error::from(SchemaError::NoMatch(format!(
-                    "no packfile schema folder for file version {} (\"{cv}\"); pass --schema",
-                    h.file_version
-                )))
-            })?;
-        let name = entry.name.clone();
-        let schema = self.schemas.load(&name)?;
-        Ok((schema, SchemaChoice::Generation { name, matched }))
+        Ok(self.schemas.generation(pf, true)?)
     }
 
-    /// The tagfile generation for SDK version `sdk` (the catalog's rule).
+    /// The tagfile generation of exactly SDK version `sdk`.
     ///
     /// # Errors
-    /// No generation matches, or it does not load.
+    /// No generation is of that version, or it does not load.
     pub fn tagfile_generation(&self, sdk: &str) -> Result<(Arc<Schema>, SchemaChoice)> {
-        let (entry, matched) = self.schemas.catalog().tagfile(sdk).ok_or_else(|| {
+        let entry = self.schemas.catalog().tagfile(sdk).ok_or_else(|| {
             hk_runtime::Error::from(SchemaError::NoMatch(format!(
-                "no tagfile schema folder for SDK {sdk}; pass --schema"
+                "no tagfile schema folder is of SDK {sdk}; pass --schema"
             )))
         })?;
         let name = entry.name.clone();
         let schema = self.schemas.load(&name)?;
-        Ok((schema, SchemaChoice::Generation { name, matched }))
+        Ok((
+            schema,
+            SchemaChoice::Generation {
+                name,
+                how: How::Exact,
+            },
+        ))
     }
 
-    /// The schema an argument names: a schema folder on disk, else a generation of the
-    /// catalog by name (`havok-7.1`).
+    /// The schema an argument names: a schema folder on disk (a path, or a folder of that
+    /// name here), else a generation of the catalog by name (`havok-7.1`: built in, or under
+    /// `--schemas`).
     ///
     /// # Errors
     /// Neither exists, or the folder has problems.
@@ -218,10 +188,21 @@ impl Context {
                 label: name.into_owned(),
             });
         }
-        load_dir(arg).map(|s| Named {
-            schema: Arc::new(s),
-            label: arg.display().to_string(),
-        })
+        let known: Vec<&str> = self
+            .schemas
+            .catalog()
+            .entries()
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        let among = match &self.source {
+            SchemaSource::BuiltIn => "the built-in schemas".to_string(),
+            SchemaSource::Dir(root) => format!("the schemas in {}", root.display()),
+        };
+        Err(Error::usage(format!(
+            "schema `{name}`: no such folder here, and none of that name among {among} ({})",
+            known.join(", ")
+        )))
     }
 
     /// The files of generation `name` as text, from wherever the schemas come from.
@@ -236,39 +217,10 @@ impl Context {
         }
     }
 
-    /// Whether generation `name` exists (loaded or not).
+    /// Whether generation `name` exists.
     pub fn has_generation(&self, name: &str) -> bool {
         self.schemas.catalog().get(name).is_some()
-            || self
-                .schemas
-                .catalog()
-                .problems()
-                .iter()
-                .any(|(n, _)| n == name)
     }
-}
-
-/// The dotted key a TOML text assigns on 1-based line `line` (`layout.endian`), for
-/// problems a parser reports with a line but no key.
-pub fn key_at(text: &str, line: usize) -> Option<String> {
-    let mut table = String::new();
-    for (i, l) in text.lines().enumerate().take(line) {
-        let l = l.trim();
-        if let Some(t) = l.strip_prefix('[') {
-            table = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
-        } else if i + 1 == line {
-            let key = l.split_once('=')?.0.trim().trim_matches('"');
-            if key.is_empty() || key.starts_with('#') {
-                return None;
-            }
-            return Some(if table.is_empty() {
-                key.to_string()
-            } else {
-                format!("{table}.{key}")
-            });
-        }
-    }
-    None
 }
 
 /// Loads the schema folder at `dir`.
@@ -277,18 +229,4 @@ pub fn key_at(text: &str, line: usize) -> Option<String> {
 /// Every problem of its files, with file, line and key.
 pub fn load_dir(dir: &Path) -> Result<Schema> {
     Schema::load(dir).map_err(|d| Error::schema(dir.display().to_string(), d))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_of_lines() {
-        let t = "name = \"x\"\nfile_version = \"seven\"\n\n[layout]\nendian = \"middle\"\n";
-        assert_eq!(key_at(t, 2).as_deref(), Some("file_version"));
-        assert_eq!(key_at(t, 5).as_deref(), Some("layout.endian"));
-        assert_eq!(key_at(t, 3), None);
-        assert_eq!(key_at(t, 4), None);
-    }
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use crate::context::Context;
 use crate::error::Result;
-use crate::out::{outln, Out};
+use crate::out::{outln, warnln, Out};
 use crate::Status;
 
 /// How many differences `hk diff` prints before it only counts.
@@ -18,6 +18,11 @@ pub const SHOWN: usize = 200;
 pub fn diff(ctx: &Context, a: &Path, b: &Path, o: &mut Out<'_>) -> Result<Status> {
     let da = ctx.open(a, true)?;
     let db = ctx.open(b, true)?;
+    for (path, doc) in [(a, &da), (b, &db)] {
+        if let Some(w) = doc.schema.warning() {
+            warnln!(o, "{}: {w}", path.display());
+        }
+    }
     let d = hk_runtime::diff::diff(&da, &db, SHOWN);
     for l in &d.lines {
         outln!(o, "{l}");

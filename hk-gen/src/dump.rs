@@ -56,7 +56,7 @@ pub fn dump_file(
     o: &mut Out<'_>,
 ) -> Result<Status> {
     let doc = ctx.open(path, lenient)?;
-    crate::info::violations(path, &doc, o)?;
+    crate::info::warnings(path, &doc, o)?;
     let text = dump_text(&doc, format)?;
     match out {
         Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e))?,

@@ -38,15 +38,7 @@ pub fn info(ctx: &Context, path: &Path, lenient: bool, o: &mut Out<'_>) -> Resul
     }
     let doc = opened?;
     outln!(o, "  schema: {}", doc.schema.describe());
-    if doc.schema.is_fallback() {
-        warnln!(
-            o,
-            "{}: no schema is of this file's version; its objects were read with {}",
-            path.display(),
-            doc.schema.describe()
-        );
-    }
-    violations(path, &doc, o)?;
+    warnings(path, &doc, o)?;
     outln!(
         o,
         "  {} objects, root #{} {} (`hk dump` lists them)",
@@ -57,11 +49,15 @@ pub fn info(ctx: &Context, path: &Path, lenient: bool, o: &mut Out<'_>) -> Resul
     Ok(Status::Success)
 }
 
-/// Prints a lenient read's violations as warnings.
+/// Prints what a read warns about: a schema that fails the selection rule's check (read
+/// leniently, or named by `--schema`), and a lenient read's violations.
 ///
 /// # Errors
 /// Only when the warning stream fails.
-pub fn violations(path: &Path, doc: &Document, o: &mut Out<'_>) -> Result<()> {
+pub fn warnings(path: &Path, doc: &Document, o: &mut Out<'_>) -> Result<()> {
+    if let Some(w) = doc.schema.warning() {
+        warnln!(o, "{}: {w}", path.display());
+    }
     for v in &doc.violations {
         warnln!(
             o,

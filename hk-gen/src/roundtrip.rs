@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::out::{outln, Out};
+use crate::out::{outln, warnln, Out};
 use crate::Status;
 
 /// How `hk roundtrip` runs.
@@ -74,13 +74,25 @@ pub fn collect(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
     out
 }
 
-/// Round-trips one file's bytes: the outcome and the bytes written.
-pub fn roundtrip_bytes(ctx: &Context, data: &[u8], lenient: bool) -> (Outcome, Option<Vec<u8>>) {
+/// One file's round trip: the outcome, the bytes written, and what the read warns about
+/// (a schema that fails the selection rule's check: read leniently, or named by
+/// `--schema`).
+pub type Roundtrip = (Outcome, Option<Vec<u8>>, Option<String>);
+
+/// Round-trips one file's bytes.
+pub fn roundtrip_bytes(ctx: &Context, data: &[u8], lenient: bool) -> Roundtrip {
     let doc = match ctx.open_bytes(data, lenient) {
         Ok(d) => d,
-        Err(e) => return (Outcome::Failed(e), None),
+        Err(e) => return (Outcome::Failed(e), None, None),
     };
-    let out = match file::write(&doc) {
+    let warning = doc.schema.warning();
+    let (outcome, bytes) = write_back(&doc, data);
+    (outcome, bytes, warning)
+}
+
+/// Writes `doc` back and compares it with `data`, the bytes it was read from.
+fn write_back(doc: &Document, data: &[u8]) -> (Outcome, Option<Vec<u8>>) {
+    let out = match file::write(doc) {
         Ok(o) => o,
         Err(e) => return (Outcome::Failed(e.into()), None),
     };
@@ -92,7 +104,7 @@ pub fn roundtrip_bytes(ctx: &Context, data: &[u8], lenient: bool) -> (Outcome, O
         .zip(&out)
         .position(|(a, b)| a != b)
         .unwrap_or(data.len().min(out.len()));
-    let owner = owner(&doc, data, offset as u64);
+    let owner = owner(doc, data, offset as u64);
     (
         Outcome::Differs {
             offset,
@@ -172,21 +184,26 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     } else {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    let results: Vec<(&Path, Outcome, Option<Vec<u8>>)> = files
+    let results: Vec<(&Path, Roundtrip)> = files
         .par_iter()
         .map(|(f, named)| {
-            let (outcome, bytes) = match std::fs::read(f) {
-                Ok(data) if file::detect(&data).is_none() && !named => (Outcome::Skipped, None),
+            let r = match std::fs::read(f) {
+                Ok(data) if file::detect(&data).is_none() && !named => {
+                    (Outcome::Skipped, None, None)
+                }
                 Ok(data) => roundtrip_bytes(ctx, &data, opts.lenient),
-                Err(e) => (Outcome::Failed(Error::io(f, e)), None),
+                Err(e) => (Outcome::Failed(Error::io(f, e)), None, None),
             };
             bar.inc(1);
-            (f.as_path(), outcome, bytes)
+            (f.as_path(), r)
         })
         .collect();
     bar.finish_and_clear();
     let (mut identical, mut skipped) = (0, 0);
-    for (f, outcome, bytes) in &results {
+    for (f, (outcome, bytes, warning)) in &results {
+        if let Some(w) = warning {
+            warnln!(o, "{}: {w}", f.display());
+        }
         match outcome {
             Outcome::Identical => identical += 1,
             Outcome::Skipped => skipped += 1,

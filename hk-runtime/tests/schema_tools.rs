@@ -290,7 +290,8 @@ fn catalog_orders_folders_by_distance_from_a_version() {
             .iter()
             .map(|(n, fv, cv, k)| (n.to_string(), gen_text(n, *fv, cv, k), Vec::new()))
             .collect(),
-    );
+    )
+    .unwrap();
     let names = |fv, cv| -> Vec<String> {
         c.nearest(Container::Packfile, fv, cv)
             .iter()

@@ -6,8 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hk_runtime::error::SchemaError;
-use hk_runtime::file::{self, Container, SchemaChoice};
+use hk_runtime::file::{self, Container, How, SchemaChoice};
 use hk_runtime::packfile::check::{pointer_slots, signatures, Report};
 use hk_runtime::packfile::{metadata, Packfile};
 use hk_runtime::schema::report::{stored_layout, LayoutRow, Verdict};
@@ -79,13 +78,19 @@ fn schema_for(
         return Ok(g);
     }
     let (schema, choice) = choose()?;
-    if choice.is_fallback() {
-        warnln!(
+    match choice.how() {
+        How::Exact => {}
+        _ if choice.warning().is_some() => warnln!(
             o,
-            "{}: no schema is of this file's version; checking against {}",
+            "{}: no schema folder passes for this file's version; checking against {}",
             file.display(),
             choice.describe()
-        );
+        ),
+        _ => o.note(format_args!(
+            "{}: checking against {}",
+            file.display(),
+            choice.describe()
+        ))?,
     }
     Ok((schema, hk_runtime::dump::schema_name(&choice).to_string()))
 }
@@ -149,16 +154,11 @@ fn tagfile(
         given,
         file,
         || {
-            let (s, choice) = ctx.tagfile_generation(&tf.sdk_version)?;
-            match &choice {
-                SchemaChoice::Generation { matched, .. } if matched.is_exact() => Ok((s, choice)),
-                _ => Err(hk_runtime::Error::from(SchemaError::NoMatch(format!(
-                    "no tagfile schema folder is of SDK {}; pass --schema",
-                    tf.sdk_version
-                )))
-                .in_file(file)
-                .into()),
-            }
+            ctx.tagfile_generation(&tf.sdk_version)
+                .map_err(|e| match e {
+                    Error::Runtime(r) => Error::Runtime(r.in_file(file)),
+                    e => e,
+                })
         },
         o,
     )?;

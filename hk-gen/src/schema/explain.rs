@@ -57,7 +57,7 @@ pub fn explain(
             Some(n) => (Arc::clone(&n.schema), n.label.clone()),
             None => {
                 let (s, choice) = ctx.generation_of(&pf)?;
-                if choice.is_fallback() {
+                if !matches!(choice.how(), hk_runtime::file::How::Exact) {
                     warnln!(
                         o,
                         "{}: no schema is of this file's version; explaining against {}",

@@ -11,7 +11,7 @@ use hk_runtime::tagfile::TagFile;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::out::{outln, Out};
+use crate::out::{outln, warnln, Out};
 use crate::Status;
 
 /// Extracts the schema `files` describe into `out`. `name` names a tagfile generation
@@ -61,9 +61,15 @@ pub fn extract(
             let own = metadata::extract(&pf, &n.schema).map_err(in_file)?;
             (Arc::new(own.ok_or_else(none)?), n.label)
         }
-        // The front door's rule reads such a file with its own metadata.
-        None => match ctx.schemas().select(&pf).map_err(in_file)? {
-            (own, SchemaChoice::Metadata { reflection }) => (own, reflection),
+        // The front door's rule reads such a file with its own metadata (leniently: a file
+        // of a version without a folder is what extraction is for).
+        None => match ctx.schemas().select(&pf, true).map_err(in_file)? {
+            (own, choice @ SchemaChoice::Metadata { .. }) => {
+                if let Some(w) = choice.warning() {
+                    warnln!(o, "{}: {w}", file.display());
+                }
+                (own, choice.name().to_string())
+            }
             _ => return Err(none()),
         },
     };

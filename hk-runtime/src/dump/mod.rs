@@ -73,11 +73,7 @@ fn known_keys(v: &Json, what: &str, keys: &[&str]) -> Result<()> {
 
 /// The schema folder a document's dump names (what `hk build` reads it back with).
 pub fn schema_name(choice: &SchemaChoice) -> &str {
-    match choice {
-        SchemaChoice::Generation { name, .. } => name,
-        SchemaChoice::Metadata { reflection } => reflection,
-        SchemaChoice::TypeTable { rules, .. } => rules,
-    }
+    choice.name()
 }
 
 /// The document as a JSON dump.
@@ -209,36 +205,47 @@ fn uint(v: &Json, key: &str, bits: u32) -> Result<u64> {
     Ok(n)
 }
 
-/// The container of a dump, and the schema folder to read its objects with: the one the
-/// dump names, else the one matching its versions.
+/// The schema to read a dump's objects with: the one the caller names
+/// ([`Schemas::with_schema`]), else the catalog folder the dump names, else the folder of
+/// exactly the dump's version. Never a neighbouring version's: a dump of a file read with
+/// a nearest folder names that folder.
 ///
 /// # Errors
-/// No folder matches, or it does not load.
+/// None of these exists (naming what the dump says and `--schema`), or the folder does not
+/// load.
 pub fn schema_for(doc: &Json, schemas: &Schemas) -> Result<Arc<Schema>> {
-    if let Some(name) = doc.get("schema").and_then(Json::as_str) {
+    if let Some(g) = schemas.given() {
+        return Ok(Arc::clone(&g.schema));
+    }
+    let named = doc.get("schema").and_then(Json::as_str);
+    if let Some(name) = named {
         if schemas.catalog().get(name).is_some() {
             return schemas.load(name);
         }
     }
-    let no = |what: String| Error::from(crate::error::SchemaError::NoMatch(what));
-    if doc.get("container").and_then(Json::as_str) == Some("tagfile") {
+    let tagfile = doc.get("container").and_then(Json::as_str) == Some("tagfile");
+    let (exact, version) = if tagfile {
         let sdk = get(doc, "sdk_version")?.as_str().unwrap_or("");
-        let (e, _) = schemas
-            .catalog()
-            .tagfile(sdk)
-            .ok_or_else(|| no(format!("no tagfile schema folder for SDK {sdk}")))?;
-        let name = e.name.clone();
-        return schemas.load(&name);
+        (schemas.catalog().tagfile(sdk), format!("SDK {sdk}"))
+    } else {
+        let f = get(doc, "file")?;
+        let fv = uint(f, "file_version", 32).map_err(|e| e.in_("file.file_version"))? as u32;
+        let cv = get(f, "contents_version")?.as_str().unwrap_or("");
+        (
+            schemas.catalog().packfile(fv, cv),
+            format!("{cv} (file version {fv})"),
+        )
+    };
+    match exact {
+        Some(e) => {
+            let name = e.name.clone();
+            schemas.load(&name)
+        }
+        None => Err(Error::from(crate::error::SchemaError::NoMatch(format!(
+            "the dump names schema {}, which is not a folder here, and no folder is of {version}: pass --schema DIR or --schema NAME",
+            named.map_or("none".to_string(), |n| format!("`{n}`"))
+        )))),
     }
-    let f = get(doc, "file")?;
-    let fv = uint(f, "file_version", 32).map_err(|e| e.in_("file.file_version"))? as u32;
-    let cv = get(f, "contents_version")?.as_str().unwrap_or("");
-    let (e, _) = schemas
-        .catalog()
-        .packfile(fv, cv)
-        .ok_or_else(|| no(format!("no packfile schema folder for file version {fv}")))?;
-    let name = e.name.clone();
-    schemas.load(&name)
 }
 
 /// Reads a dump back with the classes of `schema`.

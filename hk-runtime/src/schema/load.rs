@@ -61,11 +61,39 @@ impl Source<'_> {
                 } else {
                     String::new()
                 };
-                diags.push(self.diag(e.span(), &key, e.message().trim().to_string()));
+                let mut d = self.diag(e.span(), &key, e.message().trim().to_string());
+                if d.key.is_empty() {
+                    // A value of the wrong type: the key is the one its line assigns.
+                    d.key = key_at(self.text, d.line).unwrap_or_default();
+                }
+                diags.push(d);
                 None
             }
         }
     }
+}
+
+/// The dotted key a TOML text assigns on 1-based line `line` (`layout.endian`), for
+/// problems the parser reports with a line but no key.
+pub(crate) fn key_at(text: &str, line: usize) -> Option<String> {
+    let mut table = String::new();
+    for (i, l) in text.lines().enumerate().take(line) {
+        let l = l.trim();
+        if let Some(t) = l.strip_prefix('[') {
+            table = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
+        } else if i + 1 == line {
+            let key = l.split_once('=')?.0.trim().trim_matches('"');
+            if key.is_empty() || key.starts_with('#') {
+                return None;
+            }
+            return Some(if table.is_empty() {
+                key.to_string()
+            } else {
+                format!("{table}.{key}")
+            });
+        }
+    }
+    None
 }
 
 #[derive(Deserialize)]
@@ -616,4 +644,26 @@ fn convert_class(
         },
     };
     (diags.0.len() == before).then_some(class)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_of_lines() {
+        let t = "name = \"x\"\nfile_version = \"seven\"\n\n[layout]\nendian = \"middle\"\n";
+        assert_eq!(key_at(t, 2).as_deref(), Some("file_version"));
+        assert_eq!(key_at(t, 5).as_deref(), Some("layout.endian"));
+        assert_eq!(key_at(t, 3), None);
+        assert_eq!(key_at(t, 4), None);
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_its_key() {
+        let t = "name = \"x\"\ncontainer = \"packfile\"\nfile_version = \"9\"\n";
+        let d = Generation::parse(Path::new("g/generation.toml"), t).unwrap_err();
+        let d = &d.0[0];
+        assert_eq!((d.line, d.key.as_str()), (3, "file_version"), "{d}");
+    }
 }

@@ -1,0 +1,186 @@
+//! The front door (layer 5): any Havok file hk reads, whatever its container, read into the
+//! object graph by one schema-selection rule, and written back as the kind of file it was.
+//!
+//! The rule is in [`select`] (docs/schema-selection.md): a folder of the file's version as
+//! is; else the nearest folder that passes a check on the file itself (every stored class
+//! signature recomputes from it; for a tagfile, its writer rules write the file back byte
+//! for byte); else strict reading refuses the file and lenient reading takes the closest
+//! folder with a warning. A file's own class metadata or type table is read as it stands.
+
+mod schemas;
+pub mod select;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::graph::{Graph, ObjectId};
+use crate::packfile::read::{ReadOptions, Violation};
+use crate::packfile::{Packfile, PackfileInfo};
+use crate::schema::TagfileRules;
+use crate::tagfile::{self, TagFile};
+
+pub use self::schemas::{Given, Schemas};
+pub use self::select::{signature_check, How, SchemaChoice};
+pub use crate::error::{Check, Tried};
+
+use self::schemas::{bound, read_lock, write_lock};
+
+/// The containers hk reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// A binary packfile (magic `57 E0 E0 57 10 C0 C0 10`).
+    Packfile,
+    /// A TAG0 tagfile, bare or inside a phive or id Tech cm container.
+    Tagfile,
+}
+
+/// The container of `bytes`, or `None` for anything hk does not read.
+pub fn detect(bytes: &[u8]) -> Option<Container> {
+    if bytes.starts_with(&crate::packfile::header::MAGIC) {
+        Some(Container::Packfile)
+    } else if tagfile::locate(bytes).is_some() {
+        Some(Container::Tagfile)
+    } else {
+        None
+    }
+}
+
+/// What writing a document back needs besides its graph.
+#[derive(Debug)]
+pub enum Origin {
+    /// A packfile: its header facts, sections, class-name order and exports.
+    Packfile(PackfileInfo),
+    /// A tagfile: its type table and container, and the writer rules of its generation.
+    Tagfile {
+        /// The parsed tagfile.
+        file: Box<TagFile>,
+        /// How its generation writes tables.
+        rules: TagfileRules,
+    },
+}
+
+/// A file read into the graph.
+#[derive(Debug)]
+pub struct Document {
+    /// The objects.
+    pub graph: Graph,
+    /// The container facts.
+    pub origin: Origin,
+    /// Where the classes came from.
+    pub schema: SchemaChoice,
+    /// Broken invariants (lenient packfile reading only).
+    pub violations: Vec<Violation>,
+}
+
+impl Document {
+    /// Removes object `id` from the graph and from the container facts (its section,
+    /// exports and capacity flags): pointers to it become null, later ids shift down.
+    ///
+    /// # Errors
+    /// When `id` is the root or out of range.
+    pub fn remove_object(&mut self, id: ObjectId) -> Result<()> {
+        self.graph.remove_object(id)?;
+        if let Origin::Packfile(info) = &mut self.origin {
+            info.remove_object(id);
+        }
+        Ok(())
+    }
+
+    /// The container.
+    pub fn container(&self) -> Container {
+        match self.origin {
+            Origin::Packfile(_) => Container::Packfile,
+            Origin::Tagfile { .. } => Container::Tagfile,
+        }
+    }
+}
+
+/// Reads `bytes` (a packfile, or a tagfile bare or in its container) into the graph.
+///
+/// # Errors
+/// An unknown container, no schema for the file, or anything the container's reader
+/// reports (with offset and object/member path).
+pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Document> {
+    match detect(bytes) {
+        Some(Container::Packfile) => {
+            let pf = Packfile::parse(bytes)?;
+            let (schema, choice) = schemas.select(&pf, opts.lenient)?;
+            let d = crate::packfile::read::read(&pf, &schema, opts).map_err(|e| {
+                // Name the classes when they may be the cause: a schema problem, or classes
+                // that fail the selection rule's check (read leniently, or named).
+                if e.is_schema() || choice.warning().is_some() {
+                    e.in_(format!("classes of {}", choice.describe()))
+                } else {
+                    e
+                }
+            })?;
+            Ok(Document {
+                graph: d.graph,
+                origin: Origin::Packfile(d.info),
+                schema: choice,
+                violations: d.violations,
+            })
+        }
+        Some(Container::Tagfile) => {
+            let mut known = false;
+            let tf = TagFile::parse_with(bytes, |ty| {
+                let hit = read_lock(&schemas.tables).get(ty).cloned();
+                known = hit.is_some();
+                hit
+            })?;
+            if !known {
+                let mut tables = write_lock(&schemas.tables);
+                bound(&mut tables);
+                tables.insert(tf.type_bytes(bytes).to_vec(), tf.shared_types());
+            }
+            let schema = schemas.type_table(&tf, bytes)?;
+            let key = Arc::as_ptr(&schema) as usize;
+            let known = read_lock(&schemas.bindings)
+                .get(&key)
+                .map(|b| Arc::clone(&b.1));
+            let bindings = known.unwrap_or_else(|| {
+                let mut all = write_lock(&schemas.bindings);
+                bound(&mut all);
+                Arc::clone(
+                    &all.entry(key)
+                        .or_insert_with(|| (Arc::clone(&schema), Arc::default()))
+                        .1,
+                )
+            });
+            let graph = tagfile::data::decode_with(&tf, bytes, &schema, &bindings)?;
+            let (rules, choice) = schemas.tagfile_rules(&tf, bytes, &graph, opts.lenient)?;
+            Ok(Document {
+                graph,
+                origin: Origin::Tagfile {
+                    file: Box::new(tf),
+                    rules,
+                },
+                schema: choice,
+                violations: Vec::new(),
+            })
+        }
+        None => Err(Error::read(crate::error::ReadError::BadMagic).at(0)),
+    }
+}
+
+/// Reads the file at `path` ([`open`] with the path in every error).
+///
+/// # Errors
+/// As [`open`], or the file cannot be read.
+pub fn open_path(path: &Path, schemas: &Schemas, opts: ReadOptions) -> Result<Document> {
+    let bytes = std::fs::read(path).map_err(|e| Error::from(e).in_file(path))?;
+    open(&bytes, schemas, opts).map_err(|e| e.in_file(path))
+}
+
+/// Writes `doc` back as the kind of file it was read from: a packfile laid out from the
+/// graph and its header facts, or a tagfile with its type table in its container.
+///
+/// # Errors
+/// A value that does not fit its member, or anything the writers refuse.
+pub fn write(doc: &Document) -> Result<Vec<u8>> {
+    match &doc.origin {
+        Origin::Packfile(info) => crate::packfile::write::write(&doc.graph, info),
+        Origin::Tagfile { file, rules } => tagfile::write(&doc.graph, file, rules),
+    }
+}
