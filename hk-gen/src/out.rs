@@ -40,6 +40,11 @@ impl<'a> Out<'a> {
         self.out.write_all(text.as_bytes()).map_err(Error::Output)
     }
 
+    /// The results stream, for output written in pieces (a dump streamed as it is made).
+    pub fn results(&mut self) -> &mut dyn Write {
+        &mut *self.out
+    }
+
     /// Prints `warning: ...` to the warning stream.
     ///
     /// # Errors

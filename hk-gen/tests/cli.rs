@@ -487,7 +487,7 @@ fn a_broken_generation_file_is_a_warning_with_file_line_and_key() {
 #[test]
 fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
     use hk_gen::{Context, Error, Out, Status};
-    use hk_runtime::error::{ErrorKind, WriteError};
+    use hk_runtime::error::{ErrorKind, ReadError, WriteError};
     let ctx = Context::built_in();
     assert!(ctx.problems().is_empty(), "{:?}", ctx.problems());
     let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -533,8 +533,13 @@ fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
     // A dump that is not JSON: the file, line and column.
     let bad = tmp.join("bad.json");
     std::fs::write(&bad, "{\n  \"hk_dump\": 1,\n  oops\n}").unwrap();
-    let e = hk_gen::dump::load_dump(&bad).unwrap_err();
-    assert!(matches!(e, Error::Json { .. }), "{e:?}");
+    let e = hk_gen::dump::read_dump(&ctx, &bad).unwrap_err();
+    let r = e.runtime().expect("a runtime error");
+    assert!(
+        matches!(r.kind(), ErrorKind::Read(ReadError::Syntax { .. })),
+        "{r:?}"
+    );
+    assert_eq!(r.line_column().map(|(l, _)| l), Some(3), "{e}");
     assert!(
         e.to_string().starts_with(&format!("{}:3:", bad.display())),
         "{e}"
