@@ -53,6 +53,15 @@ impl<'a> Out<'a> {
         writeln!(self.err, "warning: {args}").map_err(Error::Output)
     }
 
+    /// Prints `error: ...` to the warning stream: an input a command over several inputs
+    /// could not read or check (it goes on with the others and ends with exit status 2).
+    ///
+    /// # Errors
+    /// As [`Out::line`].
+    pub fn error(&mut self, args: fmt::Arguments<'_>) -> Result<()> {
+        writeln!(self.err, "error: {args}").map_err(Error::Output)
+    }
+
     /// Prints a line to the warning stream as it is.
     ///
     /// # Errors

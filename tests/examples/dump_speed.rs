@@ -1,6 +1,6 @@
 //! How fast hk dumps and builds back the corpus, in one process (no start-up per file):
 //! every packfile and tagfile is read, dumped to JSON text (and TOML), and the text built
-//! back into bytes. `cargo run --release -p hk-tests --example dump_speed`
+//! back into bytes. `cargo run --release -p hk-tests --example dump_speed -- [json|toml]`
 
 use std::time::{Duration, Instant};
 
@@ -25,7 +25,11 @@ fn main() {
         }
     }
     files.sort();
+    let only = std::env::args().nth(1);
     for toml in [false, true] {
+        if only.as_deref().is_some_and(|o| o != if toml { "toml" } else { "json" }) {
+            continue;
+        }
         let (mut input, mut text_bytes, mut n, mut same) = (0usize, 0usize, 0, 0);
         let (mut t_dump, mut t_build) = (Duration::ZERO, Duration::ZERO);
         for f in &files {

@@ -262,7 +262,7 @@ fn read_source<S: Source>(src: &S, pick: Pick<'_>) -> Result<Built> {
         relocate: None,
     };
     let values = src
-        .run(ValuesSeed(&reader))
+        .run_last(ValuesSeed(&reader))
         .map_err(|s| reader.failure.finish(src.format(), &s))?;
     if values.len() != p.classes.len() {
         return Err(spot::bad("the list of objects changed between the passes"));

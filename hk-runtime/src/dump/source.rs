@@ -30,6 +30,15 @@ pub(crate) trait Source {
     fn run<S, T>(&self, seed: S) -> Result<T, Stop>
     where
         S: for<'de> DeserializeSeed<'de, Value = T>;
+
+    /// Runs `seed` over the document, which is not needed again unless the run fails (a
+    /// source that holds a tree hands it over instead of copying it).
+    fn run_last<S, T>(&self, seed: S) -> Result<T, Stop>
+    where
+        S: for<'de> DeserializeSeed<'de, Value = T>,
+    {
+        self.run(seed)
+    }
 }
 
 /// JSON text.
@@ -65,6 +74,7 @@ impl Source for JsonText<'_> {
 /// TOML text, read through the tree its parser builds.
 pub(crate) struct TomlText<'a> {
     text: &'a str,
+    /// The parsed table, until a last run takes it.
     table: RefCell<Option<toml::Spanned<toml::de::DeTable<'a>>>>,
 }
 
@@ -87,6 +97,13 @@ impl<'a> TomlText<'a> {
             }),
             Err(e) => Err(syntax("TOML", &toml_stop(text, &e))),
         }
+    }
+}
+
+impl TomlText<'_> {
+    /// The text parsed again (after a last run took the table: finding an error's place).
+    fn parse_again(&self) -> Result<toml::de::Deserializer<'_>, Stop> {
+        toml::de::Deserializer::parse(self.text).map_err(|e| toml_stop(self.text, &e))
     }
 }
 
@@ -118,13 +135,21 @@ impl Source for TomlText<'_> {
     where
         S: for<'de> DeserializeSeed<'de, Value = T>,
     {
-        // The first run takes the parsed table; later ones parse the text again (one tree at
-        // a time: a tree of a big dump is many times its text).
-        let de = match self.table.borrow_mut().take() {
+        let de = match &*self.table.borrow() {
+            Some(t) => toml::de::Deserializer::from(t.clone()),
+            None => self.parse_again()?,
+        };
+        seed.deserialize(de).map_err(|e| toml_stop(self.text, &e))
+    }
+
+    fn run_last<S, T>(&self, seed: S) -> Result<T, Stop>
+    where
+        S: for<'de> DeserializeSeed<'de, Value = T>,
+    {
+        let taken = self.table.borrow_mut().take();
+        let de = match taken {
             Some(t) => toml::de::Deserializer::from(t),
-            None => {
-                toml::de::Deserializer::parse(self.text).map_err(|e| toml_stop(self.text, &e))?
-            }
+            None => self.parse_again()?,
         };
         seed.deserialize(de).map_err(|e| toml_stop(self.text, &e))
     }

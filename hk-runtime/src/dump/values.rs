@@ -257,20 +257,21 @@ impl ValueSeed<'_, '_> {
 
     /// A JSON number or `"0x…"` as an integer of the member's sign.
     fn int<E: serde::de::Error>(&self, v: Value, found: &dyn Display) -> Result<Value, E> {
-        let check = |bytes: u8, signed: bool, name: &str| {
-            check_int(&v, bytes, signed, &|| name.to_string()).map_err(|e| self.raise(e))
+        // The member's name is made only for an error: this runs for every integer.
+        let check = |bytes: u8, signed: bool| {
+            check_int(&v, bytes, signed, &|| self.name()).map_err(|e| self.raise(e))
         };
         match self.shape {
             Shape::Bool => {
-                check(1, false, "bool")?;
+                check(1, false)?;
                 Ok(Value::Bool(v.as_u64().unwrap_or(0) as u8))
             }
             Shape::Int { bytes, signed } => {
-                check(*bytes, *signed, &self.name())?;
+                check(*bytes, *signed)?;
                 Ok(v)
             }
             Shape::ULong => {
-                check(8, false, "ulong")?;
+                check(8, false)?;
                 Ok(v)
             }
             Shape::Real | Shape::Half => {
