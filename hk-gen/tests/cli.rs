@@ -486,7 +486,7 @@ fn a_broken_generation_file_is_a_warning_with_file_line_and_key() {
 /// kind, offset and object/member path; parse errors with line and column).
 #[test]
 fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
-    use hk_gen::{Context, Error, Out, Status};
+    use hk_gen::{Context, Out, Status};
     use hk_runtime::error::{ErrorKind, ReadError, WriteError};
     let ctx = Context::built_in();
     assert!(ctx.problems().is_empty(), "{:?}", ctx.problems());
@@ -592,9 +592,13 @@ fn roundtrip_names_what_owns_the_first_difference() {
     // A file that is no Havok file, named on the command line, fails; found in a folder, it
     // is skipped.
     std::fs::write(tmp.join("notes.xml"), "<?xml version=\"1.0\"?>").unwrap();
-    let (code, out, _) = hk(&["roundtrip", tmp.join("notes.xml").to_str().unwrap()]);
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("not a Havok file"), "{out}");
+    let (code, out, err) = hk(&["roundtrip", tmp.join("notes.xml").to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("error: ") && err.contains("not a Havok file"),
+        "{err}"
+    );
+    assert!(out.contains("0/1 byte-identical"), "{out}");
     std::fs::remove_file(&file).unwrap();
     std::fs::copy(root().join("samples/shred_box.hkx"), tmp.join("box.hkx")).unwrap();
     let (code, out, _) = hk(&["roundtrip", tmp.to_str().unwrap()]);

@@ -27,7 +27,10 @@ fn main() {
     files.sort();
     let only = std::env::args().nth(1);
     for toml in [false, true] {
-        if only.as_deref().is_some_and(|o| o != if toml { "toml" } else { "json" }) {
+        if only
+            .as_deref()
+            .is_some_and(|o| o != if toml { "toml" } else { "json" })
+        {
             continue;
         }
         let (mut input, mut text_bytes, mut n, mut same) = (0usize, 0usize, 0, 0);

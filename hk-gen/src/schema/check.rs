@@ -49,10 +49,12 @@ pub fn check(
                 match kind {
                     Some(Container::Packfile) => packfile(ctx, given, quiet, f, &bytes, o),
                     Some(Container::Tagfile) => tagfile(ctx, given, quiet, f, &bytes, o),
-                    None => Err(hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
-                        .at(0)
-                        .in_file(f)
-                        .into()),
+                    None => Err(
+                        hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
+                            .at(0)
+                            .in_file(f)
+                            .into(),
+                    ),
                 }
             });
         match outcome {

@@ -562,9 +562,15 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
     }
 
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
+        // `1e39`, not forty digits.
+        let shown: &dyn Display = if v.abs() >= 1e16 {
+            &format_args!("{v:e}")
+        } else {
+            &v
+        };
         match self.shape {
-            Shape::Real | Shape::Half => self.float(v, &v),
-            _ => Err(self.wrong(&v)),
+            Shape::Real | Shape::Half => self.float(v, shown),
+            _ => Err(self.wrong(shown)),
         }
     }
 
