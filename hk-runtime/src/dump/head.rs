@@ -347,8 +347,7 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
 }
 
 fn in_key<T, E>(failure: &Failure, r: Result<T, E>, key: &str) -> Result<T, E> {
-    r.map_err(|e| {
+    r.inspect_err(|_| {
         failure.context(|| format!(".{key}"));
-        e
     })
 }

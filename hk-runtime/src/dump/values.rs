@@ -351,9 +351,8 @@ impl ValueSeed<'_, '_> {
                     r,
                     shape: &ms[i].shape,
                 })
-                .map_err(|e| {
+                .inspect_err(|_| {
                     r.failure.context(|| format!(".{name}"));
-                    e
                 })?;
             slots[i] = Some(v);
             hint = i + 1;
@@ -490,9 +489,8 @@ impl ValueSeed<'_, '_> {
                     r,
                     shape: &Shape::Pointer,
                 })
-                .map_err(|e| {
+                .inspect_err(|_| {
                     r.failure.context(|| format!(".{k}"));
-                    e
                 })?;
             if slot.replace(v).is_some() {
                 return Err(self.raise(bad(format!("`{k}` appears twice"))));
