@@ -460,10 +460,10 @@ fn missing_targets_name_their_holder_in_dump_syntax() {
 }
 
 /// Item 21: deep JSON is a JSON error (with its line and column), never a TOML one,
-/// whichever way the text starts.
+/// whichever way the text starts; a byte-order mark does not make JSON TOML.
 #[test]
 fn deep_json_is_reported_as_json() {
-    let (schemas, _) = base();
+    let (schemas, bytes) = base();
     let deep =
         |open: &str, close: &str| format!("{}{}", open.repeat(100_000), close.repeat(100_000));
     for t in [
@@ -492,6 +492,11 @@ fn deep_json_is_reported_as_json() {
     ));
     assert!(e.to_string().contains("recursion limit"), "{e}");
     assert_eq!(e.line_column().map(|(l, _)| l), Some(2));
+    // A dump saved with a byte-order mark (as some editors do) is still JSON, and reads.
+    let mut with_bom = b"\xEF\xBB\xBF".to_vec();
+    with_bom.extend_from_slice(text(&base_json(&schemas, &bytes)).as_bytes());
+    assert_eq!(Format::detect(None, &with_bom), Format::Json);
+    dump::read(&with_bom, Format::Json, &schemas).unwrap();
     // A TOML table header is TOML.
     assert_eq!(Format::detect(None, b"[file]\nx = 1\n"), Format::Toml);
     assert_eq!(Format::detect(None, b"  hk_dump = 1\n"), Format::Toml);

@@ -92,7 +92,9 @@ impl Format {
             Some(e) if e.eq_ignore_ascii_case("toml") => return Format::Toml,
             _ => {}
         }
-        let mut rest = text.iter().skip_while(|b| b.is_ascii_whitespace());
+        let mut rest = without_bom(text)
+            .iter()
+            .skip_while(|b| b.is_ascii_whitespace());
         match (rest.next(), rest.next()) {
             (Some(b'{'), _) => Format::Json,
             // `[[` or `[` then a value: JSON; `[name]`: a TOML table header.
@@ -169,7 +171,12 @@ pub struct Built {
 /// fit its member, with the line and column, and the object and member path (or the
 /// `file.` field).
 pub fn read(text: &[u8], format: Format, schemas: &Schemas) -> Result<Built> {
-    read_text(text, format, Pick::From(schemas))
+    read_text(without_bom(text), format, Pick::From(schemas))
+}
+
+/// `text` without a UTF-8 byte-order mark (some editors write one into a dump).
+fn without_bom(text: &[u8]) -> &[u8] {
+    text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text)
 }
 
 fn read_text(text: &[u8], format: Format, pick: Pick<'_>) -> Result<Built> {
