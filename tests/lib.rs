@@ -192,3 +192,27 @@ pub fn corrupt(data: &[u8], next: &mut impl FnMut() -> u64) -> Vec<u8> {
     }
     bad
 }
+
+/// A legitimate packfile of any size, written by hk's own writer from the shipped Havok 7.1
+/// schema: one `hkaSkeleton` whose `parentIndices` (an `array<int16>`) holds `n` values
+/// (`n` = 5,242,880 makes the 10 MiB array of the memory tests).
+pub fn int16_packfile(n: usize) -> Vec<u8> {
+    use hk_runtime::graph::{Array, Graph, Value};
+    use hk_runtime::packfile::PackfileInfo;
+    let schemas = hk_runtime::file::Schemas::from_dir(&schemas()).expect("schema folders");
+    let schema = schemas.load("havok-7.1").expect("havok-7.1");
+    let mut graph = Graph::new(std::sync::Arc::clone(&schema));
+    let sk = graph.add_object("hkaSkeleton").expect("hkaSkeleton");
+    graph
+        .set(sk, "name", Value::String(Some("big".into())))
+        .expect("name");
+    // Every int16 value, in a pattern that needs every digit count.
+    let values: Vec<i16> = (0..n)
+        .map(|i| (i as u32).wrapping_mul(40503) as i16)
+        .collect();
+    graph
+        .set(sk, "parentIndices", Value::Array(Array::I16(values)))
+        .expect("parentIndices");
+    let g = &schema.generation;
+    hk_runtime::packfile::write::write(&graph, &PackfileInfo::new(g, g.layout)).expect("write")
+}

@@ -1,6 +1,7 @@
 //! `hk dump FILE` (the object graph and container facts as JSON or TOML) and `hk build
 //! DUMP` (a dump, edited or not, back into the file).
 
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use hk_runtime::dump;
@@ -19,28 +20,24 @@ pub enum Format {
     Toml,
 }
 
-/// The dump of `doc` as text.
+/// Writes the dump of `doc` to `w`: JSON straight from the graph as it is made, TOML
+/// (whose writer builds the whole text) at once.
 ///
 /// # Errors
-/// A dump the format cannot hold.
-pub fn dump_text(doc: &hk_runtime::file::Document, format: Format) -> Result<String> {
-    let json = dump::to_json(doc);
-    Ok(match format {
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(&json).map_err(|e| Error::Dump {
-                format: "JSON",
-                message: e.to_string(),
-            })?;
-            s.push('\n');
-            s
-        }
-        Format::Toml => {
-            toml::to_string_pretty(&dump::json_to_toml(&json)).map_err(|e| Error::Dump {
-                format: "TOML",
-                message: e.to_string(),
-            })?
-        }
-    })
+/// A dump the TOML writer refuses, or `w` refuses the text ([`Error::Output`]).
+pub fn write_dump(
+    doc: &hk_runtime::file::Document,
+    format: Format,
+    w: &mut dyn Write,
+) -> Result<()> {
+    let mut w = BufWriter::with_capacity(1 << 16, w);
+    match format {
+        Format::Json => dump::write_json(doc, &mut w).map_err(Error::Output)?,
+        Format::Toml => w
+            .write_all(dump::to_toml(doc)?.as_bytes())
+            .map_err(Error::Output)?,
+    }
+    w.flush().map_err(Error::Output)
 }
 
 /// Prints (or writes to `out`) the dump of the file at `path`.
@@ -57,40 +54,39 @@ pub fn dump_file(
 ) -> Result<Status> {
     let doc = ctx.open(path, lenient)?;
     crate::info::warnings(path, &doc, o)?;
-    let text = dump_text(&doc, format)?;
     match out {
-        Some(p) => std::fs::write(p, text).map_err(|e| Error::io(p, e))?,
-        None => o.text(&text)?,
+        Some(p) => {
+            let mut f = std::fs::File::create(p).map_err(|e| Error::io(p, e))?;
+            write_dump(&doc, format, &mut f).map_err(|e| match e {
+                Error::Output(e) => Error::io(p, e),
+                e => e,
+            })?;
+        }
+        None => write_dump(&doc, format, o.results())?,
     }
     Ok(Status::Success)
 }
 
-/// Reads a dump: TOML by its `.toml` extension (or when it does not start with `{`),
-/// JSON otherwise.
+/// Reads the dump at `path` (TOML by its `.toml` extension, JSON by `.json`, else by its
+/// first character) with the schema folder it names.
 ///
 /// # Errors
-/// The file cannot be read or does not parse (with line and column).
-pub fn load_dump(path: &Path) -> Result<serde_json::Value> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let is_toml =
-        path.extension().is_some_and(|e| e == "toml") || !text.trim_start().starts_with('{');
-    if is_toml {
-        let t: toml::Value = toml::from_str(&text).map_err(|e| Error::toml(path, &text, &e))?;
-        Ok(dump::toml_to_json(&t))
-    } else {
-        serde_json::from_str(&text).map_err(|e| Error::json(path, &e))
-    }
+/// The file cannot be read, does not parse, names no schema the catalog has, or holds a
+/// value that does not fit its member: with the file, line and column, and the object and
+/// member path in the dump's syntax.
+pub fn read_dump(ctx: &Context, path: &Path) -> Result<dump::Built> {
+    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let format = dump::Format::detect(Some(path), &text);
+    Ok(dump::read(&text, format, ctx.schemas()).map_err(|e| e.in_file(path))?)
 }
 
 /// Writes the file the dump at `dump_path` describes to `out`.
 ///
 /// # Errors
-/// The dump does not parse, names no schema the catalog has, holds a value that does not
-/// fit its member (with object and member), or `out` cannot be written.
+/// As [`read_dump`], what the writers refuse, or `out` cannot be written.
 pub fn build(ctx: &Context, dump_path: &Path, out: &Path, o: &mut Out<'_>) -> Result<Status> {
-    let doc = load_dump(dump_path)?;
-    let (bytes, built) =
-        dump::build(&doc, ctx.schemas()).map_err(|e| Error::from(e.in_file(dump_path)))?;
+    let built = read_dump(ctx, dump_path)?;
+    let bytes = dump::write_built(&built).map_err(|e| Error::from(e.in_file(dump_path)))?;
     std::fs::write(out, &bytes).map_err(|e| Error::io(out, e))?;
     outln!(
         o,

@@ -40,14 +40,19 @@ pub use context::{Context, Options};
 pub use error::{Error, Result};
 pub use out::Out;
 
-/// How a command that ran to the end came out.
+/// How a command that ran to the end came out. Every `hk` command follows one exit-code
+/// convention (docs/exit-codes.md): 0 success, 1 "checked and found different", 2 an
+/// error; errors go to stderr.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// Everything checked agrees (exit status 0).
     Success,
     /// Something checked disagrees: a mismatch, a difference, a file that does not
-    /// round-trip (exit status 1). Errors are exit status 2.
+    /// round-trip (exit status 1).
     Failure,
+    /// A command over several inputs went on past one it could not read or check; each
+    /// such error was printed to stderr (exit status 2, as for an [`Error`]).
+    Error,
 }
 
 impl Status {
@@ -60,11 +65,22 @@ impl Status {
         }
     }
 
+    /// The outcome of a command over several inputs: [`Status::Error`] when any could not
+    /// be read or checked, else [`Status::Failure`] when any disagrees.
+    pub fn of(errors: usize, differences: usize) -> Status {
+        match (errors, differences) {
+            (0, 0) => Status::Success,
+            (0, _) => Status::Failure,
+            _ => Status::Error,
+        }
+    }
+
     /// The process exit status.
     pub fn code(self) -> u8 {
         match self {
             Status::Success => 0,
             Status::Failure => 1,
+            Status::Error => 2,
         }
     }
 }

@@ -40,12 +40,26 @@ impl<'a> Out<'a> {
         self.out.write_all(text.as_bytes()).map_err(Error::Output)
     }
 
+    /// The results stream, for output written in pieces (a dump streamed as it is made).
+    pub fn results(&mut self) -> &mut dyn Write {
+        &mut *self.out
+    }
+
     /// Prints `warning: ...` to the warning stream.
     ///
     /// # Errors
     /// As [`Out::line`].
     pub fn warn(&mut self, args: fmt::Arguments<'_>) -> Result<()> {
         writeln!(self.err, "warning: {args}").map_err(Error::Output)
+    }
+
+    /// Prints `error: ...` to the warning stream: an input a command over several inputs
+    /// could not read or check (it goes on with the others and ends with exit status 2).
+    ///
+    /// # Errors
+    /// As [`Out::line`].
+    pub fn error(&mut self, args: fmt::Arguments<'_>) -> Result<()> {
+        writeln!(self.err, "error: {args}").map_err(Error::Output)
     }
 
     /// Prints a line to the warning stream as it is.

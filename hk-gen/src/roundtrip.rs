@@ -162,8 +162,10 @@ fn tagfile_part(tf: &TagFile, at: u64) -> String {
     )
 }
 
-/// Round-trips every Havok file under `paths`, in parallel; prints each failure with its
-/// first differing offset and its owner, and `N/M byte-identical`.
+/// Round-trips every Havok file under `paths`, in parallel; prints each file that differs
+/// with its first differing offset and its owner, and `N/M byte-identical`; each file
+/// that cannot be read or written goes to the error stream. [`Status::Error`] when a file
+/// failed, else [`Status::Failure`] when one differs.
 ///
 /// # Errors
 /// No Havok file found, `-o` with several files, or the output cannot be written.
@@ -199,7 +201,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
         })
         .collect();
     bar.finish_and_clear();
-    let (mut identical, mut skipped) = (0, 0);
+    let (mut identical, mut skipped, mut failed) = (0, 0, 0);
     for (f, (outcome, bytes, warning)) in &results {
         if let Some(w) = warning {
             warnln!(o, "{}: {w}", f.display());
@@ -218,12 +220,15 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
                 lengths.0,
                 lengths.1
             ),
-            Outcome::Failed(e) => match e {
-                Error::Runtime(r) if r.file().is_none() => {
-                    outln!(o, "{}: {e}", f.display())
+            Outcome::Failed(e) => {
+                failed += 1;
+                match e {
+                    Error::Runtime(r) if r.file().is_none() => {
+                        o.error(format_args!("{}: {e}", f.display()))?
+                    }
+                    _ => o.error(format_args!("{e}"))?,
                 }
-                _ => outln!(o, "{e}"),
-            },
+            }
         }
         if let (Some(out), Some(b)) = (&opts.out, bytes) {
             std::fs::write(out, b).map_err(|e| Error::io(out, e))?;
@@ -240,5 +245,5 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
         return Err(Error::usage("no Havok packfiles or tagfiles found"));
     }
     outln!(o, "{identical}/{total} byte-identical");
-    Ok(Status::from_ok(identical == total))
+    Ok(Status::of(failed, total - identical - failed))
 }

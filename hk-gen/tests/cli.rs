@@ -387,8 +387,8 @@ fn works_from_another_folder_without_a_checkout() {
 /// kind, offset and object/member path; parse errors with line and column).
 #[test]
 fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
-    use hk_gen::{Context, Error, Out, Status};
-    use hk_runtime::error::{ErrorKind, WriteError};
+    use hk_gen::{Context, Out, Status};
+    use hk_runtime::error::{ErrorKind, ReadError, WriteError};
     let ctx = Context::built_in().unwrap();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let file = root().join("samples/shred_box.hkx");
@@ -433,8 +433,13 @@ fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
     // A dump that is not JSON: the file, line and column.
     let bad = tmp.join("bad.json");
     std::fs::write(&bad, "{\n  \"hk_dump\": 1,\n  oops\n}").unwrap();
-    let e = hk_gen::dump::load_dump(&bad).unwrap_err();
-    assert!(matches!(e, Error::Json { .. }), "{e:?}");
+    let e = hk_gen::dump::read_dump(&ctx, &bad).unwrap_err();
+    let r = e.runtime().expect("a runtime error");
+    assert!(
+        matches!(r.kind(), ErrorKind::Read(ReadError::Syntax { .. })),
+        "{r:?}"
+    );
+    assert_eq!(r.line_column().map(|(l, _)| l), Some(3), "{e}");
     assert!(
         e.to_string().starts_with(&format!("{}:3:", bad.display())),
         "{e}"
@@ -487,9 +492,13 @@ fn roundtrip_names_what_owns_the_first_difference() {
     // A file that is no Havok file, named on the command line, fails; found in a folder, it
     // is skipped.
     std::fs::write(tmp.join("notes.xml"), "<?xml version=\"1.0\"?>").unwrap();
-    let (code, out, _) = hk(&["roundtrip", tmp.join("notes.xml").to_str().unwrap()]);
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("not a Havok file"), "{out}");
+    let (code, out, err) = hk(&["roundtrip", tmp.join("notes.xml").to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("error: ") && err.contains("not a Havok file"),
+        "{err}"
+    );
+    assert!(out.contains("0/1 byte-identical"), "{out}");
     std::fs::remove_file(&file).unwrap();
     std::fs::copy(root().join("samples/shred_box.hkx"), tmp.join("box.hkx")).unwrap();
     let (code, out, _) = hk(&["roundtrip", tmp.to_str().unwrap()]);

@@ -38,6 +38,15 @@ pub enum ReadError {
     /// Something the format allows that hk does not read.
     #[error("not supported: {0}")]
     Unsupported(String),
+    /// A dump that does not parse as JSON or TOML, or holds a value of the wrong type for
+    /// its place (where: the error's line and column).
+    #[error("{format}: {message}")]
+    Syntax {
+        /// `JSON` or `TOML`.
+        format: &'static str,
+        /// What the parser said.
+        message: String,
+    },
     /// The input breaks a format rule.
     #[error("{0}")]
     Invalid(String),
@@ -294,6 +303,8 @@ impl fmt::Display for ErrorKind {
 struct Inner {
     kind: ErrorKind,
     offset: Option<u64>,
+    /// 1-based line and column in a text (a JSON or TOML dump).
+    line: Option<(usize, usize)>,
     path: Vec<String>,
     file: Option<PathBuf>,
 }
@@ -312,6 +323,7 @@ impl Error {
         Error(Box::new(Inner {
             kind,
             offset: None,
+            line: None,
             path: Vec::new(),
             file: None,
         }))
@@ -372,8 +384,14 @@ impl Error {
         self.0.offset
     }
 
+    /// The 1-based line and column in a text (a JSON or TOML dump), when the error is about
+    /// one.
+    pub fn line_column(&self) -> Option<(usize, usize)> {
+        self.0.line
+    }
+
     /// Class and member names from the outermost inward, e.g. `["object #3 hkaSkeleton",
-    /// "hkaSkeleton.bones"]`.
+    /// "hkaSkeleton.bones"]`, or in a dump's syntax `["#3 hkaSkeleton", ".bones", "[999]"]`.
     pub fn path(&self) -> &[String] {
         &self.0.path
     }
@@ -390,7 +408,16 @@ impl Error {
         self
     }
 
-    /// Prepends a path element (the caller's class or member) while unwinding.
+    /// Sets the 1-based line and column in a text if none are set yet.
+    #[must_use]
+    pub fn at_line(mut self, line: usize, column: usize) -> Self {
+        self.0.line.get_or_insert((line, column));
+        self
+    }
+
+    /// Prepends a path element (the caller's class or member) while unwinding. An element
+    /// that starts with `.` or `[` continues the one before it (`#3 hkaSkeleton`, `.bones`,
+    /// `[2]` show as `#3 hkaSkeleton.bones[2]`).
     #[must_use]
     pub fn in_(mut self, element: impl Into<String>) -> Self {
         self.0.path.insert(0, element.into());
@@ -428,16 +455,20 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(file) = &self.0.file {
-            write!(f, "{}: ", file.display())?;
+        match (&self.0.file, self.0.line) {
+            (Some(file), Some((l, c))) => write!(f, "{}:{l}:{c}: ", file.display())?,
+            (Some(file), None) => write!(f, "{}: ", file.display())?,
+            (None, Some((l, c))) => write!(f, "line {l}, column {c}: ")?,
+            (None, None) => {}
         }
         if let Some(o) = self.0.offset {
             write!(f, "at 0x{o:X}: ")?;
         }
         if !self.0.path.is_empty() {
-            // `a > b[2] > c`: element indices attach to the member before them.
+            // `a > b[2] > c`: element indices (and a dump's `.member`) attach to what is
+            // before them.
             for (i, p) in self.0.path.iter().enumerate() {
-                if i > 0 && !p.starts_with('[') {
+                if i > 0 && !p.starts_with('[') && !p.starts_with('.') {
                     f.write_str(" > ")?;
                 }
                 f.write_str(p)?;

@@ -153,7 +153,7 @@ fn header_fields_must_read_back() {
             "contents section 9",
             "contents_section",
             json!(9),
-            &["contents in section 9"],
+            &["file.contents_section", "section 9"],
         ),
     ];
     for (what, key, v, needles) in cases {

@@ -277,8 +277,17 @@ fn bad_values_are_refused_by_set_by_the_writer_and_by_build() {
         let mut j = dump::to_json(&doc);
         *json_at(&mut j["objects"][id.0 as usize]["fields"], case.path) = (case.json)(n);
         let err = dump::build(&j, &schemas).map(|_| ()).expect_err(&what);
+        // In the dump's syntax: the object's dump id and class, then the member path.
+        let dump_path = format!("#{} {}.{}", id.0, case.class, case.path);
         failures.extend(
-            check_error(&format!("{what}: build"), &err, &label, member, case.expect).err(),
+            check_error(
+                &format!("{what}: build"),
+                &err,
+                &dump_path,
+                member,
+                case.expect,
+            )
+            .err(),
         );
         refused += 3;
     }
@@ -292,7 +301,8 @@ struct DumpCase {
     what: &'static str,
     file: &'static str,
     edit: fn(&mut Json),
-    /// What the message must name (`object #2 hkaSkeleton`, `file.layout`, a member).
+    /// What the message must name, in the dump's syntax (`#2 hkaSkeleton.bones[0]`,
+    /// `file.layout.pointer_size`).
     names: &'static [&'static str],
     expect: Expect,
 }
@@ -317,42 +327,42 @@ fn dump_cases() -> Vec<DumpCase> {
             what: "qstransform with 13 floats",
             file: H710,
             edit: |j| fields(j, "hkaSkeleton")["referencePose"][0] = floats(13),
-            names: &["object #2 hkaSkeleton", "referencePose", "[0]"],
+            names: &["#2 hkaSkeleton.referencePose[0]"],
             expect: Expect::Length,
         },
         DumpCase {
             what: "qstransform with 11 floats",
             file: H710,
             edit: |j| fields(j, "hkaSkeleton")["referencePose"][3] = floats(11),
-            names: &["object #2 hkaSkeleton", "referencePose", "[3]"],
+            names: &["#2 hkaSkeleton.referencePose[3]"],
             expect: Expect::Length,
         },
         DumpCase {
             what: "int16 40000",
             file: H710,
             edit: |j| fields(j, "hkaSkeleton")["parentIndices"][1] = json!(40000),
-            names: &["object #2 hkaSkeleton", "parentIndices", "[1]", "40000"],
+            names: &["#2 hkaSkeleton.parentIndices[1]", "40000"],
             expect: Expect::Range,
         },
         DumpCase {
             what: "bool 300",
             file: H710,
             edit: |j| fields(j, "hkaSkeleton")["bones"][0]["lockTranslation"] = json!(300),
-            names: &["object #2 hkaSkeleton", "bones", "lockTranslation", "300"],
+            names: &["#2 hkaSkeleton.bones[0].lockTranslation", "300"],
             expect: Expect::Range,
         },
         DumpCase {
             what: "float 1e39",
             file: PTDE,
             edit: |j| fields(j, "hkpRigidBody")["damageMultiplier"] = json!(1e39),
-            names: &["object #3 hkpRigidBody", "damageMultiplier"],
+            names: &["#3 hkpRigidBody.damageMultiplier"],
             expect: Expect::Range,
         },
         DumpCase {
             what: "pointer id 2^32+2",
             file: H710,
             edit: |j| fields(j, "hkaAnimationContainer")["skeletons"][0] = json!((1u64 << 32) + 2),
-            names: &["object #1 hkaAnimationContainer", "skeletons", "4294967298"],
+            names: &["#1 hkaAnimationContainer.skeletons[0]", "4294967298"],
             expect: Expect::Missing,
         },
         DumpCase {
@@ -378,14 +388,14 @@ fn dump_cases() -> Vec<DumpCase> {
             what: "pointer_size 256",
             file: H710,
             edit: |j| j["file"]["layout"]["pointer_size"] = json!(256),
-            names: &["file.layout", "pointer_size", "256"],
+            names: &["file.layout.pointer_size", "256"],
             expect: Expect::Range,
         },
         DumpCase {
             what: "no sections",
             file: H710,
             edit: |j| j["file"]["sections"] = json!([]),
-            names: &["file", "0 sections"],
+            names: &["file.sections", "0 given"],
             expect: Expect::Invalid,
         },
     ]

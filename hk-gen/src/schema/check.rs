@@ -20,11 +20,12 @@ use crate::out::{outln, warnln, Out};
 use crate::Status;
 
 /// Checks `files` against `schema` (default: the generation each file's version matches);
-/// prints a table per file and [`Status::Failure`] on any mismatch.
+/// prints a table per file. A file that cannot be read or checked is an error on the
+/// error stream, and the others are still checked: [`Status::Error`] then, else
+/// [`Status::Failure`] on any mismatch.
 ///
 /// # Errors
-/// A file that cannot be read, a schema that does not load, or no generation matching a
-/// file without `--schema`.
+/// A schema that does not load, or output that cannot be written.
 pub fn check(
     ctx: &Context,
     schema: Option<&Path>,
@@ -33,38 +34,60 @@ pub fn check(
     o: &mut Out<'_>,
 ) -> Result<Status> {
     let given = schema.map(|s| ctx.schema_arg(s)).transpose()?;
-    let mut failed = 0;
+    let (mut failed, mut errors) = (0, 0);
     let mut all_tagfiles = true;
     for f in files {
-        let bytes = std::fs::read(f).map_err(|e| Error::io(f, e))?;
-        let kind = file::detect(&bytes);
-        all_tagfiles &= kind == Some(Container::Tagfile);
         let given = given
             .as_ref()
             .map(|n| (Arc::clone(&n.schema), n.label.clone()));
-        let ok = match kind {
-            Some(Container::Packfile) => packfile(ctx, given, quiet, f, &bytes, o)?,
-            Some(Container::Tagfile) => tagfile(ctx, given, quiet, f, &bytes, o)?,
-            None => {
-                let e = hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
-                    .at(0)
-                    .in_file(f);
-                o.note(format_args!("{e}"))?;
-                false
+        let outcome = std::fs::read(f)
+            .map_err(|e| Error::io(f, e))
+            .and_then(|bytes| {
+                let kind = file::detect(&bytes);
+                all_tagfiles &= kind == Some(Container::Tagfile);
+                match kind {
+                    Some(Container::Packfile) => packfile(ctx, given, quiet, f, &bytes, o),
+                    Some(Container::Tagfile) => tagfile(ctx, given, quiet, f, &bytes, o),
+                    None => Err(
+                        hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
+                            .at(0)
+                            .in_file(f)
+                            .into(),
+                    ),
+                }
+            });
+        match outcome {
+            Ok(ok) => failed += usize::from(!ok),
+            Err(e @ Error::Output(_)) => return Err(e),
+            Err(e) => {
+                errors += 1;
+                o.error(format_args!("{}", in_file(e, f)))?;
             }
-        };
-        failed += usize::from(!ok);
+        }
     }
     let what = if all_tagfiles { "tagfiles" } else { "files" };
     if files.len() > 1 {
         outln!(
             o,
-            "{}/{} {what} agree with their schema",
-            files.len() - failed,
-            files.len()
+            "{}/{} {what} agree with their schema{}",
+            files.len() - failed - errors,
+            files.len(),
+            if errors > 0 {
+                format!(" ({errors} could not be checked)")
+            } else {
+                String::new()
+            }
         );
     }
-    Ok(Status::from_ok(failed == 0))
+    Ok(Status::of(errors, failed))
+}
+
+/// `e` naming `file`, when it does not already.
+fn in_file(e: Error, file: &Path) -> Error {
+    match e {
+        Error::Runtime(r) => Error::Runtime(r.in_file(file)),
+        e => e,
+    }
 }
 
 /// The schema given, or the generation `choose` picks; a fallback is a warning.
@@ -119,18 +142,9 @@ fn packfile(
     bytes: &[u8],
     o: &mut Out<'_>,
 ) -> Result<bool> {
-    let pf = match Packfile::parse(bytes) {
-        Ok(pf) => pf,
-        Err(e) => {
-            o.note(format_args!("{}", e.in_file(file)))?;
-            return Ok(false);
-        }
-    };
+    let pf = Packfile::parse(bytes).map_err(|e| e.in_file(file))?;
     let (schema, label) = schema_for(given, file, || ctx.generation_of(&pf), o)?;
-    let report = check_packfile(&schema, &pf).map_err(|e| match e {
-        Error::Runtime(r) => Error::Runtime(r.in_file(file)),
-        e => e,
-    })?;
+    let report = check_packfile(&schema, &pf).map_err(|e| in_file(e, file))?;
     print_report(file, &label, &pf, &report, quiet, o)?;
     Ok(report.ok())
 }
@@ -143,13 +157,7 @@ fn tagfile(
     bytes: &[u8],
     o: &mut Out<'_>,
 ) -> Result<bool> {
-    let tf = match TagFile::parse(bytes) {
-        Ok(tf) => tf,
-        Err(e) => {
-            o.note(format_args!("{}", e.in_file(file)))?;
-            return Ok(false);
-        }
-    };
+    let tf = TagFile::parse(bytes).map_err(|e| e.in_file(file))?;
     let (schema, label) = schema_for(
         given,
         file,

@@ -66,13 +66,15 @@ pub fn signatures(ctx: &Context, dir: &Path, o: &mut Out<'_>) -> Result<Status> 
 
 /// `hk schema verify [DIR...]`: lays out every class of each schema (default: every
 /// generation of the catalog) and checks every `offset`, `size` and `signature` it states.
-/// (A catalog folder whose `generation.toml` does not load is an error before any command
-/// runs.)
+/// A catalog folder whose `generation.toml` does not load is an error before any command
+/// runs; a class that cannot be laid out (a size past 4 GiB) is an error on the error
+/// stream ([`Status::Error`]); a stated value the layout does not reproduce is a
+/// difference ([`Status::Failure`]).
 ///
 /// # Errors
 /// A schema that does not load.
 pub fn verify(ctx: &Context, dirs: &[PathBuf], o: &mut Out<'_>) -> Result<Status> {
-    let mut bad_total = 0;
+    let (mut differences, mut errors) = (0, 0);
     let mut schemas = Vec::new();
     if dirs.is_empty() {
         for e in ctx.schemas().catalog().entries() {
@@ -84,9 +86,16 @@ pub fn verify(ctx: &Context, dirs: &[PathBuf], o: &mut Out<'_>) -> Result<Status
         }
     }
     for (label, schema) in &schemas {
-        bad_total += verify_one(label, schema, o)?;
+        let mut layouts = Layouts::new(schema, schema.generation.layout);
+        for c in schema.classes() {
+            if let Err(e) = layouts.class(&c.name) {
+                o.error(format_args!("{label}: {e}"))?;
+                errors += 1;
+            }
+        }
+        differences += verify_one(label, schema, o)?;
     }
-    Ok(Status::from_ok(bad_total == 0))
+    Ok(Status::of(errors, differences))
 }
 
 fn verify_one(label: &str, schema: &Schema, o: &mut Out<'_>) -> Result<usize> {

@@ -1,10 +1,11 @@
 //! The containers around a tagfile in a dump: id Tech cm surface records and phive
-//! sections, out and back in, every field checked against its width.
+//! sections, out and back in, every field checked against its width and every key known.
 
 use serde_json::{json, Value as Json};
 
-use super::value::{hex_bytes, to_hex};
-use crate::error::{Error, Result, WriteError};
+use super::spot::{bad, Checked, Node};
+use super::value::{bits_of, hex_bytes, to_hex};
+use crate::error::{Error, WriteError};
 use crate::tagfile::cm::{Cm, SurfaceRecord};
 use crate::tagfile::phive::{Extra, HitMask, Material, Phive};
 
@@ -17,11 +18,20 @@ pub fn cm_json(c: &Cm) -> Json {
             json!({
                 "contents": r.contents, "surface_type": r.surface_type,
                 "surface_flags": r.surface_flags, "f3": r.f3,
-                "f4": r.f4, "f5": r.f5, "f6": r.f6,
+                "f4": f32_json(r.f4), "f5": f32_json(r.f5), "f6": f32_json(r.f6),
             })
         })
         .collect();
     json!({ "version": c.version, "records": records })
+}
+
+/// A float as JSON: a number when finite, else its bits (`"f32:0x7FC00000"`).
+fn f32_json(f: f32) -> Json {
+    if f.is_finite() {
+        json!(f64::from(f))
+    } else {
+        json!(super::value::bits_text(f))
+    }
 }
 
 /// A phive container's header fields and sections as JSON.
@@ -50,113 +60,116 @@ pub fn phive_json(p: &Phive) -> Json {
     })
 }
 
-fn bad(msg: impl Into<String>) -> Error {
-    Error::write(WriteError::Invalid(msg.into()))
-}
-
-fn num(v: &Json, key: &str, bits: u32) -> Result<u64> {
-    let n = v
-        .get(key)
-        .and_then(Json::as_u64)
-        .ok_or_else(|| bad(format!("container entry has no number `{key}`: {v}")))?;
-    if bits < 64 && n >> bits != 0 {
-        return Err(Error::write(WriteError::Range {
-            value: n.to_string(),
-            member: key.to_string(),
-            range: format!("0 to {}", (1u64 << bits) - 1),
-        }));
+/// A float field: a number that fits an `f32`, or `"f32:0x…"` bits.
+fn float(n: &Node<'_>) -> Checked<f32> {
+    if let Some(f) = n.v.as_str().and_then(bits_of) {
+        return Ok(f);
     }
-    Ok(n)
+    let x = n.v.as_f64().ok_or_else(|| {
+        n.fail(bad(format!(
+            "expected a number or \"f32:0x…\" bits, found {}",
+            n.v
+        )))
+    })?;
+    let f = x as f32;
+    if f.is_infinite() {
+        return Err(n.fail(Error::write(WriteError::Range {
+            value: x.to_string(),
+            member: "real".into(),
+            range: format!("±{:e} (an f32)", f32::MAX),
+        })));
+    }
+    Ok(f)
 }
 
-fn float(v: &Json, key: &str) -> Result<f32> {
-    let j = v
-        .get(key)
-        .ok_or_else(|| bad(format!("container entry has no number `{key}`: {v}")))?;
-    super::value::json_f32(j).map_err(|e| e.in_(key.to_string()))
-}
-
-fn list<'a>(v: &'a Json, key: &str) -> Result<&'a Vec<Json>> {
-    v.get(key)
-        .and_then(Json::as_array)
-        .ok_or_else(|| bad(format!("container entry has no list `{key}`")))
-}
-
-/// A cm container's record version and records from JSON.
+/// A cm container's record version and records.
 ///
 /// # Errors
-/// A missing field or one wider than its record field.
-pub fn cm_from(v: &Json) -> Result<(u32, Vec<SurfaceRecord>)> {
-    let records = list(v, "records")?
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            Ok(SurfaceRecord {
-                contents: num(r, "contents", 32)? as u32,
-                surface_type: num(r, "surface_type", 32)? as u32,
-                surface_flags: num(r, "surface_flags", 32)? as u32,
-                f3: num(r, "f3", 32)? as u32,
-                f4: float(r, "f4")?,
-                f5: float(r, "f5")?,
-                f6: float(r, "f6")?,
-            })
-            .map_err(|e: Error| e.in_(format!("cm.records[{i}]")))
-        })
-        .collect::<Result<_>>()?;
-    Ok((num(v, "version", 32)? as u32, records))
+/// A missing or unknown key, or a field wider than its record field.
+pub(crate) fn cm_from(v: &Node<'_>) -> Checked<(u32, Vec<SurfaceRecord>)> {
+    v.keys(&["version", "records"])?;
+    let mut records = Vec::new();
+    for r in v.get("records")?.list()? {
+        r.keys(&[
+            "contents",
+            "surface_type",
+            "surface_flags",
+            "f3",
+            "f4",
+            "f5",
+            "f6",
+        ])?;
+        let u32_of = |k: &str| -> Checked<u32> { Ok(r.get(k)?.uint(32)? as u32) };
+        records.push(SurfaceRecord {
+            contents: u32_of("contents")?,
+            surface_type: u32_of("surface_type")?,
+            surface_flags: u32_of("surface_flags")?,
+            f3: u32_of("f3")?,
+            f4: float(&r.get("f4")?)?,
+            f5: float(&r.get("f5")?)?,
+            f6: float(&r.get("f6")?)?,
+        });
+    }
+    Ok((v.get("version")?.uint(32)? as u32, records))
 }
 
-/// A phive container from JSON.
+/// A phive container.
 ///
 /// # Errors
-/// A missing field, one wider than its header field, or bad hex in a raw section.
-pub fn phive_from(v: &Json) -> Result<Phive> {
-    let reserved = list(v, "reserved")?;
-    if reserved.len() != 2 {
-        return Err(bad("phive `reserved` holds two bytes"));
-    }
-    let byte = |i: usize| -> Result<u8> {
-        reserved[i]
-            .as_u64()
-            .and_then(|b| u8::try_from(b).ok())
-            .ok_or_else(|| bad(format!("phive reserved[{i}] is not a byte")))
+/// A missing or unknown key, a field wider than its header field, or bad hex in a raw
+/// section.
+pub(crate) fn phive_from(v: &Node<'_>) -> Checked<Phive> {
+    v.keys(&["reserved", "file_type", "capacity", "sections"])?;
+    let reserved = v.get("reserved")?;
+    let bytes = reserved.list()?;
+    let [b0, b1] = &bytes[..] else {
+        return Err(reserved.fail(bad(format!(
+            "phive `reserved` holds two bytes, found {}",
+            bytes.len()
+        ))));
     };
     let mut extras = Vec::new();
-    for s in list(v, "sections")? {
-        extras.push(if s.get("materials").is_some() {
-            Extra::Materials(
-                list(s, "materials")?
-                    .iter()
-                    .map(|m| {
-                        Ok(Material {
-                            material: num(m, "material", 32)? as u32,
-                            sub_material: num(m, "sub_material", 32)? as u32,
-                            shape_tags: num(m, "shape_tags", 64)?,
-                        })
-                    })
-                    .collect::<Result<_>>()?,
-            )
-        } else if s.get("hit_masks").is_some() {
-            Extra::HitMasks(
-                list(s, "hit_masks")?
-                    .iter()
-                    .map(|h| {
-                        Ok(HitMask {
-                            layers: num(h, "layers", 64)?,
-                            sub_layers: num(h, "sub_layers", 64)?,
-                        })
-                    })
-                    .collect::<Result<_>>()?,
-            )
+    for s in v.get("sections")?.list()? {
+        s.keys(&["materials", "hit_masks", "raw"])?;
+        let n = s.v.as_object().map_or(0, serde_json::Map::len);
+        if n != 1 {
+            return Err(s.fail(bad(
+                "a phive section is one of `materials`, `hit_masks` or `raw`",
+            )));
+        }
+        extras.push(if let Some(ms) = s.opt("materials") {
+            let mut out = Vec::new();
+            for m in ms.list()? {
+                m.keys(&["material", "sub_material", "shape_tags"])?;
+                out.push(Material {
+                    material: m.get("material")?.uint(32)? as u32,
+                    sub_material: m.get("sub_material")?.uint(32)? as u32,
+                    shape_tags: m.get("shape_tags")?.uint(64)?,
+                });
+            }
+            Extra::Materials(out)
+        } else if let Some(hs) = s.opt("hit_masks") {
+            let mut out = Vec::new();
+            for h in hs.list()? {
+                h.keys(&["layers", "sub_layers"])?;
+                out.push(HitMask {
+                    layers: h.get("layers")?.uint(64)?,
+                    sub_layers: h.get("sub_layers")?.uint(64)?,
+                });
+            }
+            Extra::HitMasks(out)
         } else {
-            let hex = s.get("raw").and_then(Json::as_str).unwrap_or("");
-            Extra::Raw(hex_bytes(hex).ok_or_else(|| bad("bad hex in a raw phive section"))?)
+            let raw = s.get("raw")?;
+            Extra::Raw(
+                hex_bytes(raw.str()?)
+                    .ok_or_else(|| raw.fail(bad("bad hex (pairs of hex digits)")))?,
+            )
         });
     }
     Ok(Phive {
-        reserved: [byte(0)?, byte(1)?],
-        file_type: num(v, "file_type", 8)? as u8,
-        capacity: num(v, "capacity", 8)? as u8,
+        reserved: [b0.uint(8)? as u8, b1.uint(8)? as u8],
+        file_type: v.get("file_type")?.uint(8)? as u8,
+        capacity: v.get("capacity")?.uint(8)? as u8,
         extras,
     })
 }

@@ -3,34 +3,56 @@
 //! and of the container facts (a packfile's header and sections, a tagfile's SDK version
 //! and container).
 //!
+//! Writing streams: [`Dump`] is a serde `Serialize` that walks the graph, so the text is
+//! written straight from the objects ([`write_json`]). Reading streams too, in two passes
+//! over the text: the first reads the header and each object's id, class and section
+//! (`head`), the second reads the members straight into graph values through the
+//! schema's shapes (`values`). No tree of JSON values is built for the objects (TOML is
+//! read through the tree its parser builds).
+//!
 //! Reading a dump back checks every value against its member and every header field
 //! against its width: a dump that does not fit is refused with the object and member (or
-//! the `file.` field) it concerns, never truncated, wrapped or zero-filled.
+//! the `file.` field) it concerns, in the dump's own syntax (`#3 hkaSkeleton.bones[999]`,
+//! `file.layout.pointer_size`), and with the line and column of the value in the text;
+//! never truncated, wrapped or zero-filled.
 
 mod container;
+mod head;
+mod header;
+mod source;
+mod spot;
 mod value;
+mod values;
+mod write;
 
-use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::Value as Json;
 
-pub use container::{cm_from, cm_json, phive_from, phive_json};
-pub use value::{f32_json, hex_bytes, is_null, json_f32, resolve, to_hex, Reader, Writer};
+pub use container::{cm_json, phive_json};
+pub use value::{bits_of, bits_text, half_bits_of, half_text, hex_bytes, resolve, to_hex};
+pub use write::Dump;
 
 use crate::error::{Error, Result, WriteError};
-use crate::file::{Document, Origin, SchemaChoice, Schemas};
-use crate::graph::{path_text, Graph, Object, ObjectId};
+use crate::file::{Document, SchemaChoice, Schemas};
+use crate::graph::{value_at, Graph, Object};
 use crate::packfile::PackfileInfo;
-use crate::rules::{Endian, LayoutRules};
-use crate::schema::{ClassId, Schema};
+use crate::schema::Schema;
 use crate::tagfile::cm::SurfaceRecord;
 use crate::tagfile::phive::Phive;
+use head::HeadSeed;
+use header::{prepare, Facts, Pick};
+use source::{locate, Failure, JsonText, JsonTree, Source, TomlText};
+use spot::Fail;
+use values::{Reader, ValuesSeed};
 
 /// Format version of the dump.
 pub const DUMP_VERSION: u64 = 1;
 
-const TOP_KEYS: &[&str] = &[
+/// The top-level keys of a dump.
+pub(crate) const TOP_KEYS: &[&str] = &[
     "hk_dump",
     "schema",
     "file",
@@ -42,33 +64,44 @@ const TOP_KEYS: &[&str] = &[
     "root",
     "objects",
 ];
-const OBJECT_KEYS: &[&str] = &["id", "class", "section", "fields"];
-const FILE_KEYS: &[&str] = &[
-    "file_version",
-    "contents_version",
-    "layout",
-    "user_tag",
-    "flags",
-    "sections",
-    "class_names_section",
-    "contents_section",
-    "predicates",
-    "class_names",
-    "exports",
-];
 
-/// Refuses a table with a key outside `keys` (a misspelled member or field would
-/// otherwise be ignored).
-fn known_keys(v: &Json, what: &str, keys: &[&str]) -> Result<()> {
-    if let Some(m) = v.as_object() {
-        if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
-            return Err(bad(format!(
-                "{what} has an unknown key `{k}` (known: {})",
-                keys.join(", ")
-            )));
+/// The text formats of a dump.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// JSON.
+    Json,
+    /// TOML.
+    Toml,
+}
+
+impl Format {
+    /// `JSON` or `TOML`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "JSON",
+            Format::Toml => "TOML",
         }
     }
-    Ok(())
+
+    /// The format of a dump: by its file's extension (`.json`, `.toml`), else by its first
+    /// character (`{` or `[` is JSON; a TOML document starts with a key, a table header
+    /// `[name]` or a comment).
+    pub fn detect(path: Option<&Path>, text: &[u8]) -> Format {
+        match path.and_then(Path::extension).and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("json") => return Format::Json,
+            Some(e) if e.eq_ignore_ascii_case("toml") => return Format::Toml,
+            _ => {}
+        }
+        let mut rest = without_bom(text)
+            .iter()
+            .skip_while(|b| b.is_ascii_whitespace());
+        match (rest.next(), rest.next()) {
+            (Some(b'{'), _) => Format::Json,
+            // `[[` or `[` then a value: JSON; `[name]`: a TOML table header.
+            (Some(b'['), Some(b)) if !(b.is_ascii_alphabetic() || *b == b'_') => Format::Json,
+            _ => Format::Toml,
+        }
+    }
 }
 
 /// The schema folder a document's dump names (what `hk build` reads it back with).
@@ -76,83 +109,29 @@ pub fn schema_name(choice: &SchemaChoice) -> &str {
     choice.name()
 }
 
-/// The document as a JSON dump.
+/// The document as a JSON value (a tree; [`write_json`] streams the text instead).
 pub fn to_json(doc: &Document) -> Json {
-    let graph = &doc.graph;
-    let schema = graph.schema();
-    let class_of = |id: ObjectId| graph.objects.get(id.0 as usize).map(|o| o.class);
-    let w = Writer {
-        schema,
-        class_of: &class_of,
-    };
-    let section = |i: usize| match &doc.origin {
-        Origin::Packfile(info) => Some(info.section_of(ObjectId(i as u32))),
-        Origin::Tagfile { .. } => None,
-    };
-    let objects: Vec<Json> = graph
-        .objects
-        .iter()
-        .enumerate()
-        .map(|(n, o)| {
-            let mut m = Map::new();
-            m.insert("id".into(), json!(n));
-            m.insert("class".into(), json!(schema.name_of(o.class)));
-            if let Some(s) = section(n) {
-                m.insert("section".into(), json!(s));
-            }
-            m.insert("fields".into(), w.fields(o.class, &o.values));
-            Json::Object(m)
-        })
-        .collect();
-    let mut out = Map::new();
-    out.insert("hk_dump".into(), json!(DUMP_VERSION));
-    out.insert("schema".into(), json!(schema_name(&doc.schema)));
-    match &doc.origin {
-        Origin::Packfile(info) => {
-            out.insert("file".into(), file_json(info));
-            let flags: Vec<Json> = info
-                .capacity_flags
-                .iter()
-                .map(|((o, p), f)| {
-                    let path = class_of(*o)
-                        .map(|c| path_text(schema, c, p))
-                        .unwrap_or_default();
-                    json!({"object": o.0, "path": path, "flags": f})
-                })
-                .collect();
-            out.insert("capacity_flags".into(), Json::Array(flags));
-        }
-        Origin::Tagfile { file, .. } => {
-            out.insert("container".into(), json!("tagfile"));
-            out.insert("sdk_version".into(), json!(file.sdk_version));
-            if let Some(c) = &file.cm {
-                out.insert("cm".into(), cm_json(c));
-            }
-            if let Some(p) = &file.phive {
-                out.insert("phive".into(), phive_json(p));
-            }
-        }
-    }
-    out.insert("root".into(), json!(graph.root.0));
-    out.insert("objects".into(), Json::Array(objects));
-    Json::Object(out)
+    serde_json::to_value(Dump::json(doc)).unwrap_or(Json::Null)
 }
 
-fn file_json(i: &PackfileInfo) -> Json {
-    let l = i.layout;
-    json!({
-        "file_version": i.file_version,
-        "contents_version": i.contents_version,
-        "layout": {"pointer_size": l.pointer_size, "endian": l.endian.name(), "reuse_padding": l.reuse_padding, "empty_base": l.empty_base},
-        "user_tag": i.user_tag,
-        "flags": i.flags,
-        "sections": i.sections,
-        "class_names_section": i.class_names_section,
-        "contents_section": i.contents_section,
-        "predicates": i.predicates.as_ref().map(|(m, b)| json!({"max": m, "block": to_hex(b)})),
-        "class_names": i.class_names,
-        "exports": i.exports.iter().map(|(o, n)| json!({"object": o.0, "name": n})).collect::<Vec<_>>(),
-    })
+/// Writes the document's JSON dump (pretty, with a final newline) to `w`, straight from
+/// the graph.
+///
+/// # Errors
+/// `w` refuses the text.
+pub fn write_json(doc: &Document, mut w: impl io::Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut w, &Dump::json(doc))?;
+    w.write_all(b"\n")
+}
+
+/// The document's TOML dump. TOML's writer builds the whole text (its tables are written
+/// after the keys of their parent).
+///
+/// # Errors
+/// A dump the TOML writer refuses.
+pub fn to_toml(doc: &Document) -> Result<String> {
+    toml::to_string_pretty(&Dump::toml(doc))
+        .map_err(|e| Error::write(WriteError::Invalid(format!("the TOML writer: {e}"))))
 }
 
 /// The container a dump describes besides its objects.
@@ -180,313 +159,79 @@ pub struct Built {
     pub container: BuiltContainer,
 }
 
-fn bad(msg: impl Into<String>) -> Error {
-    Error::write(WriteError::Invalid(msg.into()))
-}
-
-fn get<'j>(v: &'j Json, key: &str) -> Result<&'j Json> {
-    v.get(key)
-        .ok_or_else(|| bad(format!("the dump has no `{key}`")))
-}
-
-/// An unsigned field of `bits` bits.
-fn uint(v: &Json, key: &str, bits: u32) -> Result<u64> {
-    let j = get(v, key)?;
-    let n = j
-        .as_u64()
-        .ok_or_else(|| bad(format!("`{key}` is not an unsigned integer: {j}")))?;
-    if bits < 64 && n >> bits != 0 {
-        return Err(Error::write(WriteError::Range {
-            value: n.to_string(),
-            member: key.to_string(),
-            range: format!("0 to {}", (1u64 << bits) - 1),
-        }));
-    }
-    Ok(n)
-}
-
-/// The schema to read a dump's objects with: the one the caller names
-/// ([`Schemas::with_schema`]), else the catalog folder the dump names, else the folder of
-/// exactly the dump's version. Never a neighbouring version's: a dump of a file read with
-/// a nearest folder names that folder.
+/// Reads a dump's text (JSON or TOML) with the classes of the schema folder it names (or
+/// that matches its versions).
 ///
 /// # Errors
-/// None of these exists (naming what the dump says and `--schema`), or the folder does not
-/// load.
-pub fn schema_for(doc: &Json, schemas: &Schemas) -> Result<Arc<Schema>> {
-    if let Some(g) = schemas.given() {
-        return Ok(Arc::clone(&g.schema));
-    }
-    let named = doc.get("schema").and_then(Json::as_str);
-    if let Some(name) = named {
-        if schemas.catalog().get(name).is_some() {
-            return schemas.load(name);
+/// Text that does not parse, a missing, unknown or mistyped key, or a value that does not
+/// fit its member, with the line and column, and the object and member path (or the
+/// `file.` field).
+pub fn read(text: &[u8], format: Format, schemas: &Schemas) -> Result<Built> {
+    read_text(without_bom(text), format, Pick::From(schemas))
+}
+
+/// `text` without a UTF-8 byte-order mark (some editors write one into a dump).
+fn without_bom(text: &[u8]) -> &[u8] {
+    text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text)
+}
+
+fn read_text(text: &[u8], format: Format, pick: Pick<'_>) -> Result<Built> {
+    match format {
+        Format::Json => read_source(&JsonText(text), pick),
+        Format::Toml => {
+            let text = std::str::from_utf8(text).map_err(|e| {
+                let (l, c) = source::line_column(
+                    &String::from_utf8_lossy(&text[..e.valid_up_to()]),
+                    e.valid_up_to(),
+                );
+                Error::read(crate::error::ReadError::Syntax {
+                    format: "TOML",
+                    message: "the text is not UTF-8".into(),
+                })
+                .at_line(l, c)
+            })?;
+            read_source(&TomlText::parse(text)?, pick)
         }
-    }
-    let tagfile = doc.get("container").and_then(Json::as_str) == Some("tagfile");
-    let (exact, version) = if tagfile {
-        let sdk = get(doc, "sdk_version")?.as_str().unwrap_or("");
-        (schemas.catalog().tagfile(sdk), format!("SDK {sdk}"))
-    } else {
-        let f = get(doc, "file")?;
-        let fv = uint(f, "file_version", 32).map_err(|e| e.in_("file.file_version"))? as u32;
-        let cv = get(f, "contents_version")?.as_str().unwrap_or("");
-        (
-            schemas.catalog().packfile(fv, cv),
-            format!("{cv} (file version {fv})"),
-        )
-    };
-    match exact {
-        Some(e) => {
-            let name = e.name.clone();
-            schemas.load(&name)
-        }
-        None => Err(Error::from(crate::error::SchemaError::NoMatch(format!(
-            "the dump names schema {}, which is not a folder here, and no folder is of {version}: pass --schema DIR or --schema NAME",
-            named.map_or("none".to_string(), |n| format!("`{n}`"))
-        )))),
     }
 }
 
 /// Reads a dump back with the classes of `schema`.
 ///
 /// # Errors
-/// A missing or mistyped key, or a value that does not fit its member, with the object
-/// and member path (or the `file.` field).
+/// As [`read`] (without lines and columns: a value has none).
 pub fn from_json(doc: &Json, schema: &Arc<Schema>) -> Result<Built> {
-    known_keys(doc, "the dump", TOP_KEYS)?;
-    let version = uint(doc, "hk_dump", 64)?;
-    if version != DUMP_VERSION {
-        return Err(bad(format!(
-            "dump format {version}; this hk reads format {DUMP_VERSION}"
-        )));
-    }
-    let list = get(doc, "objects")?
-        .as_array()
-        .ok_or_else(|| bad("`objects` is not a list"))?;
-    // Ids are identities: each object states its id, pointers name ids. Classes first:
-    // pointers into objects need their classes to resolve paths.
-    let mut classes = Vec::with_capacity(list.len());
-    let mut ids: Vec<u64> = Vec::with_capacity(list.len());
-    for (n, o) in list.iter().enumerate() {
-        known_keys(o, &format!("object #{n}"), OBJECT_KEYS)?;
-        let id = uint(o, "id", 32).map_err(|e| e.in_(format!("object #{n}")))?;
-        ids.push(id);
-        let name = get(o, "class")?
-            .as_str()
-            .ok_or_else(|| bad(format!("object #{n}: the class is not a string")))?;
-        classes.push(
-            schema
-                .require(name)
-                .map_err(|e| e.in_(format!("object #{n}")))?,
-        );
-    }
-    let by_position = ids.iter().enumerate().all(|(i, id)| *id == i as u64);
-    let mut index: rustc_hash::FxHashMap<u64, u32> = rustc_hash::FxHashMap::default();
-    if !by_position {
-        for (i, id) in ids.iter().enumerate() {
-            if index.insert(*id, i as u32).is_some() {
-                return Err(bad(format!("two objects have id {id}")));
-            }
-        }
-    }
-    let object = |n: u64| -> Option<ObjectId> {
-        if by_position {
-            (n < ids.len() as u64).then_some(ObjectId(n as u32))
-        } else {
-            index.get(&n).map(|&i| ObjectId(i))
-        }
-    };
-    let class_of = |id: ObjectId| classes.get(id.0 as usize).copied();
-    let r = Reader {
-        schema,
-        class_of: &class_of,
-        object: &object,
-    };
-    let mut objects = Vec::with_capacity(list.len());
-    let mut sections = Vec::with_capacity(list.len());
-    for (n, o) in list.iter().enumerate() {
-        let class = classes[n];
-        let label = format!("object #{n} {}", schema.name_of(class));
-        let values = r
-            .fields(class, get(o, "fields")?)
-            .map_err(|e| e.in_(label.clone()))?;
-        if let Some(s) = o.get("section") {
-            let s = s
-                .as_u64()
-                .and_then(|s| u32::try_from(s).ok())
-                .ok_or_else(|| bad(format!("{label}: `section` is not a section index")))?;
-            sections.push(s);
-        }
-        objects.push(Object { class, values });
-    }
-    let root_id = uint(doc, "root", 64)?;
-    let root = object(root_id)
-        .ok_or_else(|| Error::write(WriteError::MissingObject(root_id)).in_("root"))?;
-    let graph = Graph::from_objects(Arc::clone(schema), objects, root);
-    graph.check()?;
-    let container = if doc.get("container").and_then(Json::as_str) == Some("tagfile") {
-        BuiltContainer::Tagfile {
-            sdk: get(doc, "sdk_version")?
-                .as_str()
-                .unwrap_or(&schema.generation.contents_version)
-                .to_string(),
-            cm: doc.get("cm").map(cm_from).transpose()?,
-            phive: doc.get("phive").map(phive_from).transpose()?,
-        }
-    } else {
-        let mut info = info_from(get(doc, "file")?, &object)?;
-        if sections.len() != graph.objects.len() {
-            return Err(bad("every object of a packfile dump needs its `section`"));
-        }
-        info.object_sections = sections;
-        info.capacity_flags = capacity_flags(doc, schema, &class_of, &object)?;
-        BuiltContainer::Packfile(info)
-    };
-    Ok(Built { graph, container })
+    read_source(&JsonTree(doc), Pick::Given(schema))
 }
 
-/// Capacity-word flags by object and member path.
-type CapacityFlags = BTreeMap<(ObjectId, Box<[crate::graph::Seg]>), u32>;
-
-fn capacity_flags(
-    doc: &Json,
-    schema: &Schema,
-    class_of: &dyn Fn(ObjectId) -> Option<ClassId>,
-    object: &dyn Fn(u64) -> Option<ObjectId>,
-) -> Result<CapacityFlags> {
-    let mut out = BTreeMap::new();
-    for c in doc
-        .get("capacity_flags")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-    {
-        known_keys(c, "a capacity flag", &["object", "path", "flags"])?;
-        let n = uint(c, "object", 64)?;
-        let o = object(n).ok_or_else(|| Error::write(WriteError::MissingObject(n)))?;
-        let class = class_of(o).ok_or_else(|| Error::write(WriteError::MissingObject(n)))?;
-        let path = resolve(schema, class, get(c, "path")?.as_str().unwrap_or(""))?;
-        out.insert((o, path.into()), uint(c, "flags", 32)? as u32);
-    }
-    Ok(out)
-}
-
-fn info_from(f: &Json, object: &dyn Fn(u64) -> Option<ObjectId>) -> Result<PackfileInfo> {
-    let at = |e: Error, key: &str| e.in_(format!("file.{key}"));
-    known_keys(f, "`file`", FILE_KEYS)?;
-    let l = get(f, "layout")?;
-    let pointer_size = uint(l, "pointer_size", 8).map_err(|e| at(e, "layout"))? as u8;
-    if pointer_size != 4 && pointer_size != 8 {
-        return Err(at(
-            bad(format!("pointer size {pointer_size} (4 or 8)")),
-            "layout",
-        ));
-    }
-    let endian_json = get(l, "endian")?;
-    let endian = match endian_json.as_str() {
-        Some("big") => Endian::Big,
-        Some("little") => Endian::Little,
-        _ => {
-            return Err(at(
-                bad(format!("byte order {endian_json} (\"little\" or \"big\")")),
-                "layout",
-            ))
-        }
-    };
-    let flag = |key: &str| -> Result<bool> {
-        get(l, key)?
-            .as_bool()
-            .ok_or_else(|| at(bad(format!("`{key}` is not true or false")), "layout"))
-    };
-    let layout = LayoutRules {
-        pointer_size,
-        endian,
-        reuse_padding: flag("reuse_padding")?,
-        empty_base: flag("empty_base")?,
-    };
-    let strings = |v: &Json| -> Option<Vec<String>> {
-        v.as_array()?
-            .iter()
-            .map(|s| s.as_str().map(String::from))
-            .collect()
-    };
-    let predicates = match f.get("predicates") {
-        Some(p) if !is_null(p) => {
-            let max = get(p, "max")?
-                .as_i64()
-                .and_then(|m| i16::try_from(m).ok())
-                .ok_or_else(|| at(bad("`max` is not a 16-bit integer"), "predicates"))?;
-            let block = hex_bytes(get(p, "block")?.as_str().unwrap_or(""))
-                .ok_or_else(|| at(bad("bad predicate block hex"), "predicates"))?;
-            Some((max, block))
-        }
-        _ => None,
-    };
-    let field32 = |key: &str| uint(f, key, 32).map(|v| v as u32).map_err(|e| at(e, key));
-    let sections =
-        strings(get(f, "sections")?).ok_or_else(|| at(bad("not a list of names"), "sections"))?;
-    let file_version = field32("file_version")?;
-    if !(5..=11).contains(&file_version) {
-        return Err(at(
-            bad(format!(
-                "file version {file_version} (hk reads and writes 5 to 11)"
-            )),
-            "file_version",
-        ));
-    }
-    let info = PackfileInfo {
-        file_version,
-        contents_version: get(f, "contents_version")?
-            .as_str()
-            .ok_or_else(|| at(bad("not a string"), "contents_version"))?
-            .to_string(),
-        layout,
-        user_tag: field32("user_tag")?,
-        flags: field32("flags")?,
-        sections,
-        class_names_section: field32("class_names_section")?,
-        contents_section: field32("contents_section")?,
-        predicates,
-        class_names: f
-            .get("class_names")
-            .filter(|v| !is_null(v))
-            .map(|v| strings(v).ok_or_else(|| at(bad("not a list of names"), "class_names")))
-            .transpose()?,
-        exports: f
-            .get("exports")
-            .and_then(Json::as_array)
-            .into_iter()
-            .flatten()
-            .map(|e| {
-                let n = uint(e, "object", 64)?;
-                let o = object(n).ok_or_else(|| Error::write(WriteError::MissingObject(n)))?;
-                let name = get(e, "name")?
-                    .as_str()
-                    .ok_or_else(|| bad("an export's name is not a string"))?;
-                Ok((o, name.to_string()))
-            })
-            .collect::<Result<_>>()
-            .map_err(|e| at(e, "exports"))?,
-        object_sections: Vec::new(),
-        capacity_flags: BTreeMap::new(),
-    };
-    Ok(info)
-}
-
-/// The file a dump describes, with the classes of the schema it names (or that matches its
-/// versions): a packfile laid out under its `file.layout`, or a tagfile with a type table
-/// written from the schema (`tagfile::reflect`) in the dump's container.
+/// The file a dump describes: a packfile laid out under its `file.layout`, or a tagfile with
+/// a type table written from the schema (`tagfile::reflect`) in the dump's container.
 ///
 /// # Errors
-/// As [`from_json`], [`schema_for`] and the writers.
+/// As [`read`] and the writers.
+pub fn build_text(text: &[u8], format: Format, schemas: &Schemas) -> Result<(Vec<u8>, Built)> {
+    let built = read(text, format, schemas)?;
+    Ok((write_built(&built)?, built))
+}
+
+/// [`build_text`] of a dump already parsed into a JSON value.
+///
+/// # Errors
+/// As [`from_json`] and the writers.
 pub fn build(doc: &Json, schemas: &Schemas) -> Result<(Vec<u8>, Built)> {
-    let schema = schema_for(doc, schemas)?;
-    let built = from_json(doc, &schema)?;
-    let bytes = match &built.container {
+    let built = read_source(&JsonTree(doc), Pick::From(schemas))?;
+    Ok((write_built(&built)?, built))
+}
+
+/// The bytes of a dump read back.
+///
+/// # Errors
+/// What the writers refuse.
+pub fn write_built(built: &Built) -> Result<Vec<u8>> {
+    Ok(match &built.container {
         BuiltContainer::Packfile(info) => crate::packfile::write::write(&built.graph, info)?,
         BuiltContainer::Tagfile { sdk, cm, phive } => {
-            let tag0 = crate::tagfile::reflect::write(&built.graph, &schema, sdk)?;
+            let schema = built.graph.schema();
+            let tag0 = crate::tagfile::reflect::write(&built.graph, schema, sdk)?;
             match (cm, phive) {
                 (Some((version, records)), _) => {
                     crate::tagfile::cm::Cm::write(records, *version, &tag0)
@@ -495,49 +240,95 @@ pub fn build(doc: &Json, schemas: &Schemas) -> Result<(Vec<u8>, Built)> {
                 (None, None) => tag0,
             }
         }
-    };
-    Ok((bytes, built))
+    })
 }
 
-/// JSON to TOML: null becomes `{}`, integers past `i64::MAX` become `"0x…"` strings.
-pub fn json_to_toml(v: &Json) -> toml::Value {
-    match v {
-        Json::Null => toml::Value::Table(toml::Table::new()),
-        Json::Bool(b) => toml::Value::Boolean(*b),
-        Json::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(i), _, _) => toml::Value::Integer(i),
-            (None, Some(u), _) => toml::Value::String(format!("0x{u:X}")),
-            (_, _, Some(f)) => toml::Value::Float(f),
-            _ => toml::Value::String(n.to_string()),
-        },
-        Json::String(s) => toml::Value::String(s.clone()),
-        Json::Array(a) => toml::Value::Array(a.iter().map(json_to_toml).collect()),
-        Json::Object(m) => toml::Value::Table(
-            m.iter()
-                .map(|(k, v)| (k.clone(), json_to_toml(v)))
-                .collect(),
-        ),
-    }
-}
-
-/// TOML back to JSON (`{}` stays an empty table, which reads as null).
-pub fn toml_to_json(v: &toml::Value) -> Json {
-    match v {
-        toml::Value::String(s) => json!(s),
-        toml::Value::Integer(i) => json!(i),
-        // JSON numbers cannot be NaN or infinite: such floats keep their bits, as dumps
-        // write them.
-        toml::Value::Float(f) if !f.is_finite() => {
-            json!(format!("f32:0x{:08X}", (*f as f32).to_bits()))
+/// Both passes over a dump, and the checks that need every object read.
+fn read_source<S: Source>(src: &S, pick: Pick<'_>) -> Result<Built> {
+    let located = |f: Fail| -> Error {
+        match f.spot.and_then(|s| locate(src, &s)) {
+            Some((l, c)) => f.error.at_line(l, c),
+            None => f.error,
         }
-        toml::Value::Float(f) => json!(f),
-        toml::Value::Boolean(b) => json!(b),
-        toml::Value::Datetime(d) => json!(d.to_string()),
-        toml::Value::Array(a) => Json::Array(a.iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => Json::Object(
-            t.iter()
-                .map(|(k, v)| (k.clone(), toml_to_json(v)))
-                .collect(),
-        ),
+    };
+    let failure = Failure::default();
+    let head = src
+        .run(HeadSeed { failure: &failure })
+        .map_err(|s| failure.finish(src.format(), &s))?;
+    let p = prepare(head, pick).map_err(located)?;
+    let mut reader = Reader {
+        schema: &p.schema,
+        classes: &p.classes,
+        ids: &p.ids,
+        failure: Failure::default(),
+        into: Default::default(),
+        relocate: None,
+    };
+    let values = src
+        .run_last(ValuesSeed(&reader))
+        .map_err(|s| reader.failure.finish(src.format(), &s))?;
+    if values.len() != p.classes.len() {
+        return Err(spot::bad("the list of objects changed between the passes"));
     }
+    // Pointers into elements: the element must exist (its object may be listed after the
+    // pointer). A bad one is found again, for its line and column.
+    let bad_into = reader.into.borrow().iter().enumerate().find_map(|(n, i)| {
+        let target = values.get(i.target.0 as usize)?;
+        value_at(target, &i.path).is_none().then(|| {
+            (
+                n,
+                crate::error::Error::write(WriteError::BadPointer(format!(
+                    "pointer into {}.{}, which does not exist",
+                    reader.label(i.target.0 as usize),
+                    i.text
+                ))),
+            )
+        })
+    });
+    if let Some((n, e)) = bad_into {
+        reader.failure = Failure::default();
+        reader.into = Default::default();
+        reader.relocate = Some((n, e.clone()));
+        return Err(match src.run(ValuesSeed(&reader)) {
+            Err(s) => reader.failure.finish(src.format(), &s),
+            Ok(_) => e,
+        });
+    }
+    let objects: Vec<Object> = p
+        .classes
+        .iter()
+        .zip(values)
+        .map(|(&class, values)| Object { class, values })
+        .collect();
+    let graph = Graph::from_objects(Arc::clone(&p.schema), objects, p.root);
+    // Every value was checked as it was read; this is the graph's own check, for what a
+    // reader cannot see.
+    graph.check()?;
+    let container = match p.facts {
+        Facts::Tagfile { sdk, cm, phive } => BuiltContainer::Tagfile { sdk, cm, phive },
+        Facts::Packfile(mut info, flags) => {
+            for f in flags {
+                let values = &graph.objects[f.object.0 as usize].values;
+                if value_at(values, &f.path).is_none() {
+                    return Err(located(Fail {
+                        error: spot::bad(format!(
+                            "{}.{} does not exist",
+                            reader.label(f.object.0 as usize),
+                            crate::graph::path_text(
+                                &p.schema,
+                                p.classes[f.object.0 as usize],
+                                &f.path
+                            )
+                        ))
+                        .in_(f.spot.text()),
+                        spot: Some(f.spot),
+                    }));
+                }
+                info.capacity_flags
+                    .insert((f.object, f.path.into()), f.flags);
+            }
+            BuiltContainer::Packfile(info)
+        }
+    };
+    Ok(Built { graph, container })
 }

@@ -295,6 +295,11 @@ impl Array {
         self.len() == 0
     }
 
+    /// Gives back the capacity past the elements (an array built element by element).
+    pub fn shrink_to_fit(&mut self) {
+        for_each_column!(self, v => v.shrink_to_fit())
+    }
+
     /// The column this array is.
     pub fn column(&self) -> Column {
         match self {

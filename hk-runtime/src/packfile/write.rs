@@ -189,6 +189,13 @@ impl Model for GraphModel<'_> {
         self.targets.take().unwrap_or_default()
     }
 
+    fn path_text(&self, id: ObjectId, path: &[Seg]) -> String {
+        match self.graph.objects.get(id.0 as usize) {
+            Some(o) => self.graph.path_text(o.class, path),
+            None => String::new(),
+        }
+    }
+
     fn size_hint(&self) -> usize {
         self.size
     }

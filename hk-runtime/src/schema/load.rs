@@ -16,9 +16,20 @@ use crate::types::TypeKind;
 struct Source<'a> {
     path: &'a Path,
     text: &'a str,
+    /// Where each line after the first starts, made on first use (a class of many members
+    /// asks for a line per member: counting from the start each time is quadratic).
+    lines: std::cell::OnceCell<Vec<usize>>,
 }
 
-impl Source<'_> {
+impl<'a> Source<'a> {
+    fn new(path: &'a Path, text: &'a str) -> Self {
+        Source {
+            path,
+            text,
+            lines: std::cell::OnceCell::new(),
+        }
+    }
+
     fn diag(
         &self,
         span: Option<Range<usize>>,
@@ -28,9 +39,8 @@ impl Source<'_> {
         let (line, column) = match span {
             Some(r) => {
                 let before = &self.text[..r.start.min(self.text.len())];
-                let line = before.matches('\n').count() + 1;
                 let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                (line, column)
+                (self.line(&r), column)
             }
             None => (0, 0),
         };
@@ -44,10 +54,16 @@ impl Source<'_> {
     }
 
     fn line(&self, span: &Range<usize>) -> usize {
-        self.text[..span.start.min(self.text.len())]
-            .matches('\n')
-            .count()
-            + 1
+        let starts = self.lines.get_or_init(|| {
+            self.text
+                .bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1)
+                .collect()
+        });
+        // Lines that start at or before the offset, plus the first.
+        starts.partition_point(|&s| s <= span.start) + 1
     }
 
     fn parse<T: for<'de> Deserialize<'de>>(&self, diags: &mut Diagnostics) -> Option<T> {
@@ -259,7 +275,7 @@ impl Generation {
     /// Every problem in the text, with its line and key.
     pub fn parse(path: &Path, text: &str) -> Result<Generation, Diagnostics> {
         let mut diags = Diagnostics::default();
-        let src = Source { path, text };
+        let src = Source::new(path, text);
         let g = src
             .parse::<RawGeneration>(&mut diags)
             .and_then(|raw| convert_generation(&src, raw, &mut diags));
@@ -281,10 +297,7 @@ impl Schema {
         let gen_path = dir.join("generation.toml");
         let generation = match std::fs::read_to_string(&gen_path) {
             Ok(text) => {
-                let src = Source {
-                    path: &gen_path,
-                    text: &text,
-                };
+                let src = Source::new(&gen_path, &text);
                 src.parse::<RawGeneration>(&mut diags)
                     .and_then(|raw| convert_generation(&src, raw, &mut diags))
             }
@@ -345,10 +358,7 @@ impl Schema {
         classes: &[(PathBuf, String)],
     ) -> Result<Schema, Diagnostics> {
         let mut diags = Diagnostics::default();
-        let src = Source {
-            path: generation.0,
-            text: generation.1,
-        };
+        let src = Source::new(generation.0, generation.1);
         let g = src
             .parse::<RawGeneration>(&mut diags)
             .and_then(|raw| convert_generation(&src, raw, &mut diags));
@@ -362,7 +372,7 @@ impl Schema {
     ) -> Result<Schema, Diagnostics> {
         let mut classes = Vec::new();
         for (path, text) in texts {
-            let src = Source { path, text };
+            let src = Source::new(path, text);
             if let Some(raw) = src.parse::<RawClass>(&mut diags) {
                 if let Some(c) = convert_class(&src, raw, generation.as_ref(), &mut diags) {
                     classes.push(c);

@@ -146,17 +146,20 @@ impl Schema {
     /// Writes the schema as a folder: `generation.toml` and `classes/<Name>.toml`.
     ///
     /// # Errors
-    /// Fails when a file cannot be written.
+    /// A folder or file that cannot be written, naming it.
     pub fn to_folder(&self, dir: impl AsRef<Path>) -> Result<()> {
         let dir = dir.as_ref();
         let classes = dir.join("classes");
-        std::fs::create_dir_all(&classes)?;
-        std::fs::write(dir.join("generation.toml"), self.generation.to_toml())?;
+        let at = |p: &Path| {
+            let p = p.to_path_buf();
+            move |e: std::io::Error| crate::error::Error::from(e).in_file(p)
+        };
+        std::fs::create_dir_all(&classes).map_err(at(&classes))?;
+        let generation = dir.join("generation.toml");
+        std::fs::write(&generation, self.generation.to_toml()).map_err(at(&generation))?;
         for c in self.classes() {
-            std::fs::write(
-                classes.join(format!("{}.toml", c.name)),
-                c.to_toml(&self.generation),
-            )?;
+            let file = classes.join(format!("{}.toml", c.name));
+            std::fs::write(&file, c.to_toml(&self.generation)).map_err(at(&file))?;
         }
         Ok(())
     }

@@ -72,6 +72,25 @@ pub trait Model {
     /// Every place an interior pointer ([`Ptr::Into`]) of the model names.
     fn interior_targets(&self) -> Vec<(ObjectId, Box<[Seg]>)>;
 
+    /// A path into object `id` as errors show it (`bones[2].name`); without member names,
+    /// `member4[2]`.
+    fn path_text(&self, id: ObjectId, path: &[Seg]) -> String {
+        let _ = id;
+        let mut s = String::new();
+        for seg in path {
+            match seg {
+                Seg::Member(i) => {
+                    if !s.is_empty() {
+                        s.push('.');
+                    }
+                    s.push_str(&format!("member{i}"));
+                }
+                Seg::Index(k) => s.push_str(&format!("[{k}]")),
+            }
+        }
+        s
+    }
+
     /// About how many bytes the file will take (the output buffer is reserved once).
     fn size_hint(&self) -> usize {
         0

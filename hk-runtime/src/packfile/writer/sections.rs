@@ -136,8 +136,10 @@ impl<'m, M: Model> Engine<'m, M> {
                     .copied()
                     .ok_or_else(|| {
                         Error::write(WriteError::BadPointer(format!(
-                            "pointer into object #{} at {path:?}, which owns no such array element",
-                            id.0
+                            "pointer into object #{} {} at `{}`, which owns no such array element",
+                            id.0,
+                            self.model.class_name(*id),
+                            self.model.path_text(*id, path)
                         )))
                     })
             }

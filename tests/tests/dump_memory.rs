@@ -1,0 +1,127 @@
+//! `hk dump` and `hk build` of a legitimate big file take a small multiple of their input
+//! (item 8 of the hostile-input review: a 10 MB int16 array took about 100 times): the
+//! JSON is written straight from the graph and read straight into it, without a tree of
+//! JSON values. A counting allocator measures the peak of live heap bytes while each runs.
+
+// A counting global allocator needs `unsafe impl GlobalAlloc`; nothing else here is unsafe.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use hk_runtime::dump::{self, Format};
+use hk_runtime::file::{self, Schemas};
+
+/// Counts live heap bytes and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+// SAFETY: every call goes to the system allocator unchanged; the counters are atomics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // Both blocks are live while the bytes move.
+        grew(new_size);
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The peak of live heap bytes while `f` runs (this file's only test, so no other thread
+/// allocates meanwhile).
+fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed))
+}
+
+/// Counts what is written, keeping none of it (as `hk dump` streams to a file).
+struct Sink(usize);
+
+impl Write for Sink {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_10_mib_int16_array_dumps_and_builds_in_4x_its_input() {
+    let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
+    // The schema is loaded and its plans made before measuring (every command does that
+    // whatever the file's size).
+    let warm = hk_tests::int16_packfile(16);
+    dump::write_json(
+        &file::open(&warm, &schemas, Default::default()).unwrap(),
+        Sink(0),
+    )
+    .unwrap();
+
+    let input = hk_tests::int16_packfile(5 << 20);
+    assert!(input.len() > 10 << 20);
+    let base = LIVE.load(Ordering::Relaxed);
+    let (written, peak) = peak_of(|| {
+        let doc = file::open(&input, &schemas, Default::default()).unwrap();
+        let mut sink = std::io::BufWriter::with_capacity(1 << 16, Sink(0));
+        dump::write_json(&doc, &mut sink).unwrap();
+        sink.into_inner().map_err(|_| "flush").unwrap().0
+    });
+    // The input is live throughout: it counts.
+    let dump_peak = peak - base + input.len();
+    println!(
+        "dump: {} input bytes, {written} bytes of JSON, peak {dump_peak} bytes ({:.2}x the input)",
+        input.len(),
+        dump_peak as f64 / input.len() as f64
+    );
+    assert!(
+        dump_peak <= 4 * input.len(),
+        "dump peak {dump_peak} for {} input bytes",
+        input.len()
+    );
+
+    let mut text = Vec::with_capacity(written);
+    dump::write_json(
+        &file::open(&input, &schemas, Default::default()).unwrap(),
+        &mut text,
+    )
+    .unwrap();
+    drop(input);
+    let base = LIVE.load(Ordering::Relaxed);
+    let (bytes, peak) = peak_of(|| {
+        let (bytes, _) = dump::build_text(&text, Format::Json, &schemas).unwrap();
+        bytes.len()
+    });
+    let build_peak = peak - base + text.len();
+    println!(
+        "build: {} bytes of JSON, {bytes} bytes written, peak {build_peak} bytes ({:.2}x the input)",
+        text.len(),
+        build_peak as f64 / text.len() as f64
+    );
+    assert!(
+        build_peak <= 4 * text.len(),
+        "build peak {build_peak} for {} input bytes",
+        text.len()
+    );
+}
