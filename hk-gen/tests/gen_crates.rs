@@ -126,9 +126,10 @@ fn shipped_profiles_generate_build_and_round_trip() {
 
 /// Havok 5.5's skeleton file describes its own classes: extract them as a schema and
 /// generate a crate from that schema alone; the crate folder and the file.
-fn extracted_crate(corpus: &Path) -> (PathBuf, PathBuf) {
+/// `tag` keeps the folders of tests running side by side apart.
+fn extracted_crate(corpus: &Path, tag: &str) -> (PathBuf, PathBuf) {
     let file = corpus.join("games/demons-souls-ps3/skeleton_with_types.hkx");
-    let schema = temp("extracted-5.5");
+    let schema = temp(&format!("extracted-5.5-{tag}"));
     hk(&[
         "schema",
         "extract",
@@ -148,7 +149,7 @@ fn extracted_crate(corpus: &Path) -> (PathBuf, PathBuf) {
         })
         .collect();
     classes.sort();
-    let profile = temp("profile-5.5.toml");
+    let profile = temp(&format!("profile-5.5-{tag}.toml"));
     std::fs::write(
         &profile,
         format!(
@@ -157,7 +158,7 @@ fn extracted_crate(corpus: &Path) -> (PathBuf, PathBuf) {
         ),
     )
     .unwrap();
-    let dir = temp("des-skeleton");
+    let dir = temp(&format!("des-skeleton-{tag}"));
     println!(
         "{}",
         hk(&[
@@ -187,14 +188,14 @@ fn extracted_crate(corpus: &Path) -> (PathBuf, PathBuf) {
 #[test]
 fn a_crate_from_extracted_metadata() {
     let Some(corpus) = corpus() else { return };
-    let (dir, _) = extracted_crate(&corpus);
+    let (dir, _) = extracted_crate(&corpus, "generate");
     assert!(dir.join("Cargo.toml").is_file() && dir.join("src/lib.rs").is_file());
 }
 
 #[test]
 fn a_new_version_from_extracted_metadata() {
     let Some(corpus) = corpus() else { return };
-    let (dir, file) = extracted_crate(&corpus);
+    let (dir, file) = extracted_crate(&corpus, "build");
     let line = run(&build(&dir), &[file]);
     println!("extracted 5.5 schema: {line}");
     assert_eq!(line, "1/1 byte-identical through the des-skeleton types");
