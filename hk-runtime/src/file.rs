@@ -17,6 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::error::{Error, ErrorKind, Result, SchemaError};
 use crate::graph::{Graph, ObjectId};
+use crate::limits::Budget;
 use crate::packfile::read::{ReadOptions, Violation};
 use crate::packfile::{metadata, Packfile, PackfileInfo};
 use crate::schema::catalog::{Catalog, Entry, Match};
@@ -363,11 +364,12 @@ fn load_entry(entry: &Entry) -> Result<Schema> {
     })
 }
 
-/// Reads `bytes` (a packfile, or a tagfile bare or in its container) into the graph.
+/// Reads `bytes` (a packfile, or a tagfile bare or in its container) into the graph, within
+/// `opts.limits` (the memory a read may take counts the tagfile's type table and the graph).
 ///
 /// # Errors
-/// An unknown container, no schema for the file, or anything the container's reader
-/// reports (with offset and object/member path).
+/// An unknown container, no schema for the file, a limit reached, or anything the
+/// container's reader reports (with offset and object/member path).
 pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Document> {
     match detect(bytes) {
         Some(Container::Packfile) => {
@@ -388,12 +390,18 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
             })
         }
         Some(Container::Tagfile) => {
+            let limits = opts.limits;
+            let mut budget = Budget::new(&limits, bytes.len() as u64);
             let mut known = false;
-            let tf = TagFile::parse_with(bytes, |ty| {
-                let hit = read_lock(&schemas.tables).get(ty).cloned();
-                known = hit.is_some();
-                hit
-            })?;
+            let tf = TagFile::parse_within(
+                bytes,
+                |ty| {
+                    let hit = read_lock(&schemas.tables).get(ty).cloned();
+                    known = hit.is_some();
+                    hit
+                },
+                &mut budget,
+            )?;
             if !known {
                 let mut tables = write_lock(&schemas.tables);
                 bound(&mut tables);
@@ -413,7 +421,8 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
                         .1,
                 )
             });
-            let graph = tagfile::data::decode_with(&tf, bytes, &schema, &bindings)?;
+            let graph =
+                tagfile::data::decode_with(&tf, bytes, &schema, &bindings, &limits, &mut budget)?;
             let (rules, choice) = schemas.tagfile_rules(&tf.sdk_version)?;
             Ok(Document {
                 graph,

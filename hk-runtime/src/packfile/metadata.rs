@@ -43,18 +43,27 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
     for &at in &class_objects {
         x.index_class(at)?;
     }
+    for (c, e) in x.enum_at.values() {
+        x.declared.entry(e.clone()).or_default().push(c.clone());
+    }
+    for classes in x.declared.values_mut() {
+        classes.sort();
+    }
     let mut classes = Vec::with_capacity(class_objects.len());
     for &at in &class_objects {
         classes.push(x.class(at)?);
     }
     shorten_enum_refs(&mut classes);
+    // Set lookups: a file may describe as many classes as it has bytes for.
+    let mut named: std::collections::HashSet<String> =
+        classes.iter().map(|c| c.name.clone()).collect();
     for holder in std::mem::take(&mut x.holders) {
-        if !classes.iter().any(|c| c.name == holder.name) {
+        if named.insert(holder.name.clone()) {
             classes.push(holder);
         }
     }
     for rc in reflection.closure(&REFLECTION_CLASSES)? {
-        if !classes.iter().any(|c| c.name == rc.name) {
+        if !named.contains(&rc.name) {
             let mut rc = rc.clone();
             rc.expected_signature = pf.stored_signature(&rc.name);
             rc.expected_size = None;
@@ -91,6 +100,10 @@ struct Extractor<'p, 's, 'a> {
     item_size: u32,
     class_at: HashMap<Loc, String>,
     enum_at: HashMap<Loc, (String, Enum)>,
+    /// The classes declaring each enum of `enum_at`, by its contents (made after pass 1).
+    declared: HashMap<Enum, Vec<String>>,
+    /// The first class of the reflection schema declaring each enum, by its contents.
+    known: Option<HashMap<&'s Enum, &'s str>>,
     holders: Vec<Class>,
 }
 
@@ -106,6 +119,8 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
             layouts,
             class_at: HashMap::new(),
             enum_at: HashMap::new(),
+            declared: HashMap::new(),
+            known: None,
             holders: Vec::new(),
         })
     }
@@ -237,22 +252,25 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
             return Ok(format!("{c}.{}", e.name));
         }
         let e = self.read_enum(p)?;
-        let mut same: Vec<&String> = self
-            .enum_at
-            .values()
-            .filter(|(_, x)| *x == e)
-            .map(|(c, _)| c)
-            .collect();
-        same.sort();
-        if let Some(c) = same.iter().find(|c| c.as_str() == owner).or(same.first()) {
-            return Ok(format!("{c}.{}", e.name));
+        if let Some(same) = self.declared.get(&e) {
+            if let Some(c) = same.iter().find(|c| c.as_str() == owner).or(same.first()) {
+                return Ok(format!("{c}.{}", e.name));
+            }
         }
+        let reflection = self.reflection;
         let known = self
-            .reflection
-            .classes()
-            .iter()
-            .find(|c| c.enums.contains(&e))
-            .map(|c| c.name.clone());
+            .known
+            .get_or_insert_with(|| {
+                let mut m = HashMap::new();
+                for c in reflection.classes() {
+                    for x in &c.enums {
+                        m.entry(x).or_insert(c.name.as_str());
+                    }
+                }
+                m
+            })
+            .get(&e)
+            .map(|c| c.to_string());
         let holder = known
             .clone()
             .unwrap_or_else(|| format!("hkEnumHolder_{owner}_{member}"));
