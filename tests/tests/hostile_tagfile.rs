@@ -17,7 +17,7 @@ use hk_runtime::file::{self, Schemas};
 use hk_runtime::limits::Limit;
 use hk_runtime::tagfile::types::{Body, TagMember, TagType, TypeTable};
 use hk_runtime::tagfile::{data, varint, Section, TagFile};
-use hk_runtime::ReadOptions;
+use hk_runtime::{Limits, ReadOptions};
 
 /// Counts live heap bytes and their peak.
 struct Counting;
@@ -288,4 +288,42 @@ fn item3_a_type_name_count_is_charged_before_allocating() {
         other => panic!("not a limit error: {other:?} ({e})"),
     }
     assert_eq!(e.offset(), Some(names), "{e}");
+}
+
+/// Every limit is a typed error naming the limit, with the offset, for a tagfile read
+/// through the front door.
+#[test]
+fn every_limit_names_itself_for_a_tagfile() {
+    let Some(corpus) = hk_tests::corpus("every_limit_names_itself_for_a_tagfile") else {
+        return;
+    };
+    let _m = measuring();
+    let data = hk_tests::read(&corpus.join(SKELETON));
+    let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
+    let doc = file::open(&data, &schemas, ReadOptions::strict()).unwrap();
+    let objects = doc.graph.objects.len() as u64;
+    let cases = [
+        (
+            Limits::default().with_max_objects(objects - 1),
+            Limit::Objects,
+        ),
+        (
+            Limits::default().with_max_memory(Some(16 << 10)),
+            Limit::Memory,
+        ),
+        (Limits::default().with_max_depth(1), Limit::Depth),
+        (Limits::default().with_max_expansion(2), Limit::Expansion),
+    ];
+    for (limits, want) in cases {
+        // A fresh cache each time: a cached type table is not charged again.
+        let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
+        let e = file::open(&data, &schemas, ReadOptions::strict().with_limits(limits))
+            .expect_err("over the limit");
+        match e.kind() {
+            ErrorKind::Read(ReadError::Limit { limit, .. }) => assert_eq!(*limit, want, "{e}"),
+            other => panic!("{want}: not a limit error: {other:?} ({e})"),
+        }
+        assert!(e.offset().is_some(), "{e}");
+        println!("{want}: {e}");
+    }
 }

@@ -565,7 +565,12 @@ pub fn decode_with(
     let object_items: Vec<usize> = (1..tf.items.len())
         .filter(|&i| tf.items[i].flags == ITEM_OBJECT)
         .collect();
-    limits.check_objects(object_items.len() as u64, tf.offset)?;
+    let index = tf
+        .root
+        .child(b"INDX")
+        .and_then(|s| s.child(b"ITEM"))
+        .map_or(tf.offset, |s| s.offset);
+    limits.check_objects(object_items.len() as u64, index)?;
     for (k, &i) in object_items.iter().enumerate() {
         d.objects[i] = Some(ObjectId(k as u32));
     }
