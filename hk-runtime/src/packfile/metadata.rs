@@ -90,6 +90,19 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
     })
 }
 
+/// What a standalone enum resolved to.
+enum Standalone {
+    /// Classes of the file declare the same enum (called `name`): the member's own class
+    /// if it is one of them, else `first`.
+    Declared {
+        name: String,
+        first: String,
+        by: std::collections::HashSet<String>,
+    },
+    /// A class of the reflection schema, or a holder made for it.
+    Held(String),
+}
+
 /// State of one extraction: the file, the reflection layouts and what pass 1 indexed.
 struct Extractor<'p, 's, 'a> {
     pf: &'p Packfile<'a>,
@@ -104,6 +117,9 @@ struct Extractor<'p, 's, 'a> {
     declared: HashMap<Enum, Vec<String>>,
     /// The first class of the reflection schema declaring each enum, by its contents.
     known: Option<HashMap<&'s Enum, &'s str>>,
+    /// What each standalone enum resolved to, by its address: many members may name one
+    /// enum of many items, which is read (and given a holder) once.
+    standalone: HashMap<Loc, Standalone>,
     holders: Vec<Class>,
 }
 
@@ -121,6 +137,7 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
             enum_at: HashMap::new(),
             declared: HashMap::new(),
             known: None,
+            standalone: HashMap::new(),
             holders: Vec::new(),
         })
     }
@@ -251,10 +268,29 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
         if let Some((c, e)) = self.enum_at.get(&p) {
             return Ok(format!("{c}.{}", e.name));
         }
+        if !self.standalone.contains_key(&p) {
+            let s = self.standalone(p, owner, member)?;
+            self.standalone.insert(p, s);
+        }
+        Ok(match &self.standalone[&p] {
+            Standalone::Declared { name, first, by } => {
+                let c = if by.contains(owner) { owner } else { first };
+                format!("{c}.{name}")
+            }
+            Standalone::Held(r) => r.clone(),
+        })
+    }
+
+    /// What the standalone enum at `p`, first met on `owner.member`, resolves to.
+    fn standalone(&mut self, p: Loc, owner: &str, member: &str) -> Result<Standalone> {
         let e = self.read_enum(p)?;
         if let Some(same) = self.declared.get(&e) {
-            if let Some(c) = same.iter().find(|c| c.as_str() == owner).or(same.first()) {
-                return Ok(format!("{c}.{}", e.name));
+            if let Some(first) = same.first() {
+                return Ok(Standalone::Declared {
+                    name: e.name.clone(),
+                    first: first.clone(),
+                    by: same.iter().cloned().collect(),
+                });
             }
         }
         let reflection = self.reflection;
@@ -288,7 +324,7 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
         let r = format!("{holder}.{}", e.name);
         class.enums.push(e);
         self.holders.push(class);
-        Ok(r)
+        Ok(Standalone::Held(r))
     }
 }
 
@@ -296,11 +332,12 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
 /// declares it.
 fn shorten_enum_refs(classes: &mut [Class]) {
     for c in classes {
-        let own: Vec<String> = c.enums.iter().map(|e| e.name.clone()).collect();
+        let own: std::collections::HashSet<String> =
+            c.enums.iter().map(|e| e.name.clone()).collect();
         let prefix = format!("{}.", c.name);
         for m in &mut c.members {
             if let Some(short) = m.enum_ref.as_deref().and_then(|r| r.strip_prefix(&prefix)) {
-                if own.iter().any(|e| e == short) {
+                if own.contains(short) {
                     m.enum_ref = Some(short.to_string());
                 }
             }
