@@ -442,3 +442,43 @@ fn many_subtypes_of_a_large_record_are_checked_once() {
     let e = refused("a member inside the parent's", &bad);
     assert!(e.to_string().contains("inside its parent's members"), "{e}");
 }
+
+/// Template arguments let a few bytes of TNAM spell out a long name (a type whose 64
+/// arguments are a type whose 64 arguments are ...), which every member of that type would
+/// then carry into the extracted schema: a table whose full names pass 512 characters is
+/// refused, at TNAM, before anything is extracted.
+#[test]
+fn template_names_that_multiply_are_refused() {
+    let Some(corpus) = hk_tests::corpus("template_names") else {
+        return;
+    };
+    let _m = measuring();
+    let data = hk_tests::read(&corpus.join(SKELETON));
+    let tf = TagFile::parse(&data).unwrap();
+    let mut types = tf.types.as_ref().clone();
+    let first = types.types.len() as u64;
+    for level in 0..8 {
+        let params = (0..64)
+            .map(|_| hk_runtime::tagfile::types::Param {
+                name: "tT".into(),
+                value: if level == 7 { 1 } else { first + level + 1 },
+            })
+            .collect();
+        types.types.push(TagType {
+            name: format!("F{level}"),
+            params,
+            ..TagType::default()
+        });
+    }
+    let bad = with_types(&data, &tf, &types);
+    let root = Section::parse(&bad, 0, bad.len() as u64).unwrap();
+    let back = root.child(b"TYPE").unwrap();
+    let tnam = [b"TNAM", b"TNA1"]
+        .into_iter()
+        .find_map(|t| back.child(t))
+        .unwrap()
+        .offset;
+    let e = refused("template arguments 64 wide, 8 deep", &bad);
+    assert!(e.to_string().contains("longer than 512"), "{e}");
+    assert_eq!(e.offset(), Some(tnam), "{e}");
+}

@@ -10,8 +10,10 @@ use crate::limits::{Budget, Limits};
 /// types nest deeper is refused before a schema is extracted from it).
 pub const MAX_DEPTH: usize = 32;
 
-/// The longest full type name [`TypeTable::full_name`] spells out.
-pub const MAX_NAME: usize = 4096;
+/// The longest full type name (with its template arguments) a type table may give a type;
+/// [`TypeTable::full_name`] spells out no more. The corpus and sample tables' longest is 104
+/// characters.
+pub const MAX_NAME: usize = 512;
 
 /// What one type of a table is charged against a read's memory limit besides its
 /// [`TagType`]: its facts, and its class in the schema extracted from the table.
@@ -343,11 +345,78 @@ impl TypeTable {
             r.pos += 4;
             hash_order.push(ti);
         }
-        Ok(TypeTable {
+        let table = TypeTable {
             types,
             body_order,
             hash_order,
-        })
+        };
+        // Full names are spelled out for classes, member classes and messages: charged,
+        // and bounded (template arguments can make a name of a few bytes of TNAM spell out
+        // thousands of characters).
+        let names_at = sub(&[b"TNAM", b"TNA1"])?.offset;
+        let lengths = table.name_lengths();
+        if let Some(t) = (1..lengths.len()).find(|&t| lengths[t] > MAX_NAME as u64) {
+            return Err(Error::invalid(
+                names_at,
+                format!(
+                    "type {t} has a full name of {} characters or more, longer than {MAX_NAME}: {}",
+                    lengths[t],
+                    table.full_name(t as u64)
+                ),
+            )
+            .in_("TNAM"));
+        }
+        let members: u64 = table
+            .types
+            .iter()
+            .filter_map(|t| t.body.as_ref()?.members.as_ref())
+            .flatten()
+            .map(|m| lengths.get(m.ty as usize).copied().unwrap_or(0))
+            .sum();
+        budget.charge(2 * (lengths.iter().sum::<u64>() + members), names_at)?;
+        Ok(table)
+    }
+
+    /// The length of every type's [`TypeTable::full_name`], at most (a value's digits count
+    /// 20), counted up to a little past [`MAX_NAME`] and to 16 nested arguments.
+    fn name_lengths(&self) -> Vec<u64> {
+        fn len(table: &TypeTable, t: usize, memo: &mut [Option<u64>], depth: u32) -> u64 {
+            if let Some(Some(n)) = memo.get(t) {
+                return *n;
+            }
+            let Some(ty) = table.types.get(t) else {
+                return 4;
+            };
+            if depth > 16 {
+                return 3;
+            }
+            let mut n = ty.name.len() as u64;
+            if !ty.params.is_empty() {
+                n += 2 * ty.params.len() as u64;
+                for p in &ty.params {
+                    // Past the bound the exact length does not matter: stopping keeps the
+                    // work per name proportional to the bound.
+                    if n > MAX_NAME as u64 {
+                        break;
+                    }
+                    n = n.saturating_add(if p.name.starts_with('t') {
+                        len(table, p.value as usize, memo, depth + 1)
+                    } else {
+                        20
+                    });
+                }
+            }
+            // A name is final only when no argument was cut by the nesting bound.
+            if depth == 0 {
+                memo[t] = Some(n);
+            }
+            n
+        }
+        let mut memo = vec![None; self.types.len()];
+        for t in 0..self.types.len() {
+            len(self, t, &mut memo, 0);
+        }
+        memo.into_iter().map(Option::unwrap_or_default).collect()
     }
 
     /// The full name of type `i`, with its template arguments: `hkArray<hkaBone, ...>`.
