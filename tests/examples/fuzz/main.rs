@@ -160,6 +160,8 @@ fn targets(which: &str) -> Vec<Target> {
     if which != "tagfiles" {
         let mut files = hk_tests::packfiles(&corpus);
         files.extend(hk_tests::packfiles(&samples));
+        // One schema per folder, shared by the files it reads.
+        let mut loaded: std::collections::HashMap<PathBuf, Arc<Schema>> = Default::default();
         for path in files {
             let data = hk_tests::read(&path);
             let Ok(pf) = Packfile::parse(&data) else {
@@ -170,14 +172,21 @@ fn targets(which: &str) -> Vec<Target> {
                 pf.header.file_version,
                 &pf.header.contents_version(),
             );
-            let Some(schema) = dir.and_then(|d| Schema::load(d).ok()) else {
+            let Some(dir) = dir else {
                 continue;
             };
-            out.push(Target::Packfile {
-                path,
-                data,
-                schema: Arc::new(schema),
-            });
+            let schema = match loaded.get(&dir) {
+                Some(s) => Arc::clone(s),
+                None => {
+                    let Ok(s) = Schema::load(&dir) else {
+                        continue;
+                    };
+                    let s = Arc::new(s);
+                    loaded.insert(dir, Arc::clone(&s));
+                    s
+                }
+            };
+            out.push(Target::Packfile { path, data, schema });
         }
     }
     if which != "packfiles" {
