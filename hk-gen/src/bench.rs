@@ -230,7 +230,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     // must read, and should write back byte for byte.
     let cold = Instant::now();
     for i in &inputs {
-        let doc = file::open(&i.bytes, ctx.schemas(), Default::default())
+        let doc = file::open(&i.bytes, ctx.schemas(), ctx.read_options(false))
             .map_err(|e| e.in_file(&i.path))?;
         if let Some(w) = doc.schema.warning() {
             o.warn(format_args!("{}: {w}", i.path.display()))?;
@@ -310,7 +310,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
         0
     };
     let mut sink = 0u64;
-    let read = |i: &Input| match file::open(&i.bytes, ctx.schemas(), Default::default()) {
+    let read = |i: &Input| match file::open(&i.bytes, ctx.schemas(), ctx.read_options(false)) {
         Ok(d) => d.graph.objects.len() as u64,
         Err(_) => fail(),
     };
@@ -325,7 +325,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
                 chunked(
                     p,
                     &inputs,
-                    |i| file::open(&i.bytes, ctx.schemas(), Default::default()).ok(),
+                    |i| file::open(&i.bytes, ctx.schemas(), ctx.read_options(false)).ok(),
                     |d| file::write(d).map_or_else(|_| fail(), |b| b.len() as u64),
                 ),
             ),

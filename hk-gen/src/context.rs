@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use hk_runtime::error::SchemaError;
 use hk_runtime::file::{self, Document, How, SchemaChoice, Schemas};
-use hk_runtime::packfile::read::ReadOptions;
 use hk_runtime::packfile::Packfile;
 use hk_runtime::schema::catalog::Catalog;
 use hk_runtime::Schema;
+use hk_runtime::{Limits, ReadOptions};
 
 use crate::embedded::{self, SchemaFiles};
 use crate::error::{Error, Result};
@@ -43,6 +43,8 @@ pub struct Options {
     /// A schema folder, or the name of one in the catalog, to read every file with instead
     /// of the selection rule (`--schema`).
     pub schema: Option<PathBuf>,
+    /// What reading one file may take (`--max-memory`, `--max-objects`, ...).
+    pub limits: Limits,
 }
 
 /// A schema a command was pointed at, and how to name it.
@@ -60,6 +62,7 @@ pub struct Context {
     schemas: Schemas,
     source: SchemaSource,
     games: GamesSource,
+    limits: Limits,
 }
 
 impl Context {
@@ -93,6 +96,7 @@ impl Context {
                 .games
                 .clone()
                 .map_or(GamesSource::BuiltIn, GamesSource::Dir),
+            limits: opts.limits,
         };
         if let Some(arg) = &opts.schema {
             let named = ctx.schema_arg(arg)?;
@@ -117,7 +121,20 @@ impl Context {
         &self.games
     }
 
-    /// Reads the Havok file at `path` (any container) with the one schema-selection rule.
+    /// The read limits every command reads files within.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// How to read a file: lenient or strict, within the context's limits.
+    pub fn read_options(&self, lenient: bool) -> ReadOptions {
+        ReadOptions::default()
+            .with_lenient(lenient)
+            .with_limits(self.limits)
+    }
+
+    /// Reads the Havok file at `path` (any container) with the one schema-selection rule,
+    /// within the context's limits.
     ///
     /// # Errors
     /// As [`hk_runtime::file::open_path`].
@@ -125,7 +142,7 @@ impl Context {
         Ok(file::open_path(
             path,
             &self.schemas,
-            ReadOptions { lenient },
+            self.read_options(lenient),
         )?)
     }
 
@@ -134,7 +151,11 @@ impl Context {
     /// # Errors
     /// As [`hk_runtime::file::open`].
     pub fn open_bytes(&self, bytes: &[u8], lenient: bool) -> Result<Document> {
-        Ok(file::open(bytes, &self.schemas, ReadOptions { lenient })?)
+        Ok(file::open(
+            bytes,
+            &self.schemas,
+            self.read_options(lenient),
+        )?)
     }
 
     /// The generation that reads a packfile's objects by the selection rule, without the
@@ -223,10 +244,59 @@ impl Context {
     }
 }
 
+/// A byte size as people write it: `1048576`, `512K`, `64M`, `2G` (binary units; a
+/// trailing `B` or `iB` is allowed).
+///
+/// # Errors
+/// Anything else, or a size past `u64`.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let lower = text.trim().to_ascii_lowercase();
+    let t = lower
+        .strip_suffix("ib")
+        .or_else(|| lower.strip_suffix('b'))
+        .unwrap_or(&lower);
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("`{text}`: unknown unit `{c}` (K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size such as 512M or 2G"))?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
 /// Loads the schema folder at `dir`.
 ///
 /// # Errors
 /// Every problem of its files, with file, line and key.
 pub fn load_dir(dir: &Path) -> Result<Schema> {
     Schema::load(dir).map_err(|d| Error::schema(dir.display().to_string(), d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("64M"), Ok(64 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("3gb"), Ok(3 << 30));
+        assert!(parse_size("12Q").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("99999999999T").is_err());
+    }
 }

@@ -214,6 +214,20 @@ impl Error {
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Output(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
     }
+
+    /// The read limit a file reached, if that is what went wrong (the command line names
+    /// its flag).
+    pub fn limit(&self) -> Option<hk_runtime::limits::Limit> {
+        match self {
+            Error::Runtime(e) => match e.kind() {
+                hk_runtime::ErrorKind::Read(hk_runtime::error::ReadError::Limit {
+                    limit, ..
+                }) => Some(*limit),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

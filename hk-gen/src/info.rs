@@ -5,7 +5,6 @@
 use std::path::Path;
 
 use hk_runtime::file::{self, Container, Document, Origin};
-use hk_runtime::packfile::read::ReadOptions;
 use hk_runtime::packfile::Packfile;
 use hk_runtime::tagfile::phive::Extra;
 use hk_runtime::tagfile::{cm, Section, TagFile};
@@ -23,7 +22,7 @@ use crate::Status;
 pub fn info(ctx: &Context, path: &Path, lenient: bool, o: &mut Out<'_>) -> Result<Status> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let in_file = |e: hk_runtime::Error| Error::from(e.in_file(path));
-    let opened = file::open(&bytes, ctx.schemas(), ReadOptions { lenient }).map_err(in_file);
+    let opened = file::open(&bytes, ctx.schemas(), ctx.read_options(lenient)).map_err(in_file);
     outln!(o, "{}", path.display());
     match file::detect(&bytes) {
         Some(Container::Packfile) => packfile(&Packfile::parse(&bytes).map_err(in_file)?, o)?,

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use hk_gen::dump::Format;
 use hk_gen::schema::{ImportFormat, Meta};
 use hk_gen::{Context, Options, Out, Status};
+use hk_runtime::limits::{self, Limits};
 
 /// Reads, writes, checks and generates code for Havok physics files.
 #[derive(Debug, Parser)]
@@ -20,6 +21,26 @@ struct Cli {
     /// Folder of game profiles to use instead of the ones built into hk.
     #[arg(long, global = true, env = "HK_GAMES")]
     games: Option<PathBuf>,
+    /// The most memory reading one file may take, such as 512M or 2G [default: 16 times the
+    /// file's size plus 64M].
+    #[arg(long, global = true, value_name = "SIZE", value_parser = hk_gen::context::parse_size)]
+    max_memory: Option<u64>,
+    /// The most objects one file may hold.
+    #[arg(long, global = true, value_name = "N", default_value_t = limits::DEFAULT_MAX_OBJECTS)]
+    max_objects: u64,
+    /// The most values one object may expand into (members, structs and C arrays inside
+    /// it; its arrays' elements count against --max-memory).
+    #[arg(long, global = true, value_name = "N", default_value_t = limits::DEFAULT_MAX_EXPANSION)]
+    max_expansion: u64,
+    /// How deep values may nest below an object (structs, C arrays, arrays of arrays).
+    #[arg(
+        long,
+        global = true,
+        value_name = "N",
+        default_value_t = limits::DEFAULT_MAX_DEPTH,
+        value_parser = clap::value_parser!(u32).range(1..=i64::from(limits::HARD_MAX_DEPTH))
+    )]
+    max_depth: u32,
     #[command(subcommand)]
     command: Command,
 }
@@ -318,6 +339,11 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
         schemas: cli.schemas,
         games: cli.games,
         schema: cli.command.schema().cloned(),
+        limits: Limits::default()
+            .with_max_memory(cli.max_memory)
+            .with_max_objects(cli.max_objects)
+            .with_max_expansion(cli.max_expansion)
+            .with_max_depth(cli.max_depth),
     })?;
     match cli.command {
         Command::Schema(c) => schema(&ctx, c, o),
@@ -480,6 +506,9 @@ fn main() -> ExitCode {
         Err(e) if e.is_broken_pipe() => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
+            if let Some(limit) = e.limit() {
+                eprintln!("hint: a file this large or this nested may be legitimate: raise the limit with --{limit}");
+            }
             ExitCode::from(2)
         }
     }

@@ -32,9 +32,17 @@ pub enum ReadError {
         /// Bytes left for them.
         left: u64,
     },
-    /// Data nests deeper than the reader follows.
-    #[error("data nests deeper than {0} levels")]
-    TooDeep(u32),
+    /// A read limit ([`crate::limits::Limits`]) was reached: the file would take more
+    /// memory, objects, values or nesting than the read allows.
+    #[error("read limit {limit} reached: {needed} {} needed, {max} allowed", limit.unit())]
+    Limit {
+        /// Which limit.
+        limit: Limit,
+        /// What the file needs (at least).
+        needed: u64,
+        /// What the limit allows.
+        max: u64,
+    },
     /// Something the format allows that hk does not read.
     #[error("not supported: {0}")]
     Unsupported(String),
@@ -50,6 +58,48 @@ pub enum ReadError {
     /// The input breaks a format rule.
     #[error("{0}")]
     Invalid(String),
+}
+
+/// Which limit a read reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// [`crate::limits::Limits::max_memory`] (bytes).
+    Memory,
+    /// [`crate::limits::Limits::max_objects`] (objects).
+    Objects,
+    /// [`crate::limits::Limits::max_expansion`] (values of one object, its arrays' elements aside).
+    Expansion,
+    /// [`crate::limits::Limits::max_depth`] (nesting levels).
+    Depth,
+}
+
+impl Limit {
+    /// The limit's name as the command line spells it (`max-memory`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Memory => "max-memory",
+            Limit::Objects => "max-objects",
+            Limit::Expansion => "max-expansion",
+            Limit::Depth => "max-depth",
+        }
+    }
+
+    /// What the limit counts.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Limit::Memory => "bytes",
+            Limit::Objects => "objects",
+            Limit::Expansion => "values",
+            Limit::Depth => "levels",
+        }
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// What went wrong while writing a file, or while setting a value in a graph.

@@ -2,8 +2,9 @@
 //! the file containers, in layers that only ever import downward:
 //!
 //! 1. **core**: [`bytes`] (bounds-checked reads in a run-time byte order), [`rules`]
-//!    ([`Endian`], [`LayoutRules`]), [`error`] (typed, boxed errors with offset and path) and
-//!    [`types`] (member types by name).
+//!    ([`Endian`], [`LayoutRules`]), [`error`] (typed, boxed errors with offset and path),
+//!    [`limits`] (read options and the limits every reader works within) and [`types`]
+//!    (member types by name).
 //! 2. **schema**: [`schema`]: TOML class descriptions, the layout engine, signatures, value
 //!    shapes and per-rules plans; every per-generation rule is plain data.
 //! 3. **graph** (feature `codecs`): [`graph`]: objects as a class id and their values in
@@ -20,6 +21,7 @@
 
 pub mod bytes;
 pub mod error;
+pub mod limits;
 pub mod rules;
 pub mod schema;
 pub mod types;
@@ -43,5 +45,6 @@ pub mod tagfile;
 pub mod typed;
 
 pub use error::{Error, ErrorKind, Result};
+pub use limits::{Limits, ReadOptions};
 pub use rules::{Endian, LayoutRules};
 pub use schema::Schema;

@@ -74,7 +74,7 @@ fn attempt(data: &[u8], schema: &Arc<Schema>, lenient: bool) -> bool {
             return false;
         }
     };
-    match read(&pf, schema, ReadOptions { lenient }) {
+    match read(&pf, schema, ReadOptions::default().with_lenient(lenient)) {
         Ok(d) => {
             let _ = write(&d.graph, &d.info);
             true
@@ -213,7 +213,7 @@ fn hostile(
         let mut errors = Vec::new();
         for lenient in [false, true] {
             let r = Packfile::parse(bad)
-                .and_then(|pf| read(&pf, schema, ReadOptions { lenient }))
+                .and_then(|pf| read(&pf, schema, ReadOptions::default().with_lenient(lenient)))
                 .and_then(|d| write(&d.graph, &d.info));
             match r {
                 Ok(_) => panic!("{what}: read without error (lenient {lenient})"),

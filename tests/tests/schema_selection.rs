@@ -10,8 +10,12 @@ use hk_runtime::packfile::read::ReadOptions;
 use hk_runtime::packfile::Packfile;
 use hk_tests::{read, root, schema, schemas, temp_dir};
 
-const STRICT: ReadOptions = ReadOptions { lenient: false };
-const LENIENT: ReadOptions = ReadOptions { lenient: true };
+fn strict() -> ReadOptions {
+    ReadOptions::default()
+}
+fn lenient() -> ReadOptions {
+    ReadOptions::default().with_lenient(true)
+}
 
 /// `bytes` with its header's contents version replaced by `version` (same length).
 fn relabel(bytes: &[u8], version: &str) -> Vec<u8> {
@@ -44,7 +48,7 @@ fn open_reports_the_folder_it_chose_and_the_ones_it_tried() {
     let sample = read(&root().join("samples/destiny-2012_compound.hkx"));
     let stored = Packfile::parse(&sample).unwrap().class_names.len();
     let all = Schemas::from_dir(&schemas()).unwrap();
-    let doc = file::open(&sample, &all, STRICT).unwrap();
+    let doc = file::open(&sample, &all, strict()).unwrap();
     assert_eq!(
         doc.schema,
         SchemaChoice::Generation {
@@ -57,7 +61,7 @@ fn open_reports_the_folder_it_chose_and_the_ones_it_tried() {
     // A version with no folder: the nearest one, because every stored signature
     // recomputes from it.
     let relabelled = relabel(&sample, "hk_2011.1.0-r1");
-    let doc = file::open(&relabelled, &all, STRICT).unwrap();
+    let doc = file::open(&relabelled, &all, strict()).unwrap();
     let full = Check::Signatures {
         matched: stored,
         stored,
@@ -84,7 +88,7 @@ fn open_reports_the_folder_it_chose_and_the_ones_it_tried() {
         copy(&schemas().join(g), &root_dir.join(g));
     }
     let some = Schemas::from_dir(&root_dir).unwrap();
-    let e = file::open(&relabelled, &some, STRICT).unwrap_err();
+    let e = file::open(&relabelled, &some, strict()).unwrap_err();
     let ErrorKind::Schema(SchemaError::Unverified {
         tagfile,
         version,
@@ -100,7 +104,7 @@ fn open_reports_the_folder_it_chose_and_the_ones_it_tried() {
     assert!(tried.iter().all(|t| !t.check.passes()), "{tried:?}");
     // Leniently: the closest folder (the most signatures matched), which lacks two of the
     // file's classes; the error names the classes and how they were chosen.
-    let e = file::open(&relabelled, &some, LENIENT).unwrap_err();
+    let e = file::open(&relabelled, &some, lenient()).unwrap_err();
     assert!(
         matches!(e.kind(), ErrorKind::Schema(SchemaError::MissingClass(_))),
         "{e}"
@@ -115,7 +119,7 @@ fn open_reports_the_folder_it_chose_and_the_ones_it_tried() {
     let named = Schemas::from_dir(&root_dir)
         .unwrap()
         .with_schema(Arc::new(schema("havok-2012.2")), "mine");
-    let doc = file::open(&relabelled, &named, STRICT).unwrap();
+    let doc = file::open(&relabelled, &named, strict()).unwrap();
     assert_eq!(
         doc.schema,
         SchemaChoice::Generation {

@@ -11,7 +11,7 @@ fn check(data: &[u8], expect: &str) {
     println!("strict: {err}");
     assert!(err.to_string().contains(expect), "{err}");
     assert!(err.offset().is_some(), "{err}: no offset");
-    let decoded = read(&pf, &schema, ReadOptions { lenient: true }).expect("lenient mode reads it");
+    let decoded = read(&pf, &schema, ReadOptions::lenient()).expect("lenient mode reads it");
     assert!(!decoded.graph.objects.is_empty());
     let violations = decoded.violations;
     assert!(

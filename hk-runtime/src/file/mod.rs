@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::graph::{Graph, ObjectId};
+use crate::limits::Budget;
 use crate::packfile::read::{ReadOptions, Violation};
 use crate::packfile::{Packfile, PackfileInfo};
 use crate::schema::TagfileRules;
@@ -123,12 +124,18 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
             })
         }
         Some(Container::Tagfile) => {
+            let limits = opts.limits;
+            let mut budget = Budget::new(&limits, bytes.len() as u64);
             let mut known = false;
-            let tf = TagFile::parse_with(bytes, |ty| {
-                let hit = read_lock(&schemas.tables).get(ty).cloned();
-                known = hit.is_some();
-                hit
-            })?;
+            let tf = TagFile::parse_within(
+                bytes,
+                |ty| {
+                    let hit = read_lock(&schemas.tables).get(ty).cloned();
+                    known = hit.is_some();
+                    hit
+                },
+                &mut budget,
+            )?;
             if !known {
                 let mut tables = write_lock(&schemas.tables);
                 bound(&mut tables);
@@ -148,7 +155,8 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
                         .1,
                 )
             });
-            let graph = tagfile::data::decode_with(&tf, bytes, &schema, &bindings)?;
+            let graph =
+                tagfile::data::decode_with(&tf, bytes, &schema, &bindings, &limits, &mut budget)?;
             let (rules, choice) = schemas.tagfile_rules(&tf, bytes, &graph, opts.lenient)?;
             Ok(Document {
                 graph,

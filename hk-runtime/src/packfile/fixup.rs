@@ -78,8 +78,9 @@ fn table<const N: usize>(
     Ok(out)
 }
 
-/// Calls `f` with each `N`-word record from `from` to `to` (section-relative), stopping at
-/// the first record whose first word is 0xFFFFFFFF; no table is copied.
+/// Calls `f` with the file offset of each `N`-word record from `from` to `to`
+/// (section-relative) and the record, stopping at the first record whose first word is
+/// 0xFFFFFFFF; no table is copied.
 ///
 /// # Errors
 /// A record cut off by the end of its table, or what `f` returns.
@@ -89,7 +90,7 @@ pub fn each<const N: usize>(
     from: u32,
     to: u32,
     what: &str,
-    mut f: impl FnMut([u32; N]) -> Result<()>,
+    mut f: impl FnMut(u64, [u32; N]) -> Result<()>,
 ) -> Result<()> {
     let rec = 4 * N as u64;
     let start = s.abs(from);
@@ -113,7 +114,7 @@ pub fn each<const N: usize>(
         for (v, c) in r.iter_mut().zip(record.chunks_exact(4)) {
             *v = <u32 as crate::bytes::Scalar>::read(c, e);
         }
-        f(r)?;
+        f(start + o as u64, r)?;
         o += rec as usize;
     }
     Ok(())

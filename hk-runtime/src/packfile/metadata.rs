@@ -43,18 +43,27 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
     for &at in &class_objects {
         x.index_class(at)?;
     }
+    for (c, e) in x.enum_at.values() {
+        x.declared.entry(e.clone()).or_default().push(c.clone());
+    }
+    for classes in x.declared.values_mut() {
+        classes.sort();
+    }
     let mut classes = Vec::with_capacity(class_objects.len());
     for &at in &class_objects {
         classes.push(x.class(at)?);
     }
     shorten_enum_refs(&mut classes);
+    // Set lookups: a file may describe as many classes as it has bytes for.
+    let mut named: std::collections::HashSet<String> =
+        classes.iter().map(|c| c.name.clone()).collect();
     for holder in std::mem::take(&mut x.holders) {
-        if !classes.iter().any(|c| c.name == holder.name) {
+        if named.insert(holder.name.clone()) {
             classes.push(holder);
         }
     }
     for rc in reflection.closure(&REFLECTION_CLASSES)? {
-        if !classes.iter().any(|c| c.name == rc.name) {
+        if !named.contains(&rc.name) {
             let mut rc = rc.clone();
             rc.expected_signature = pf.stored_signature(&rc.name);
             rc.expected_size = None;
@@ -81,6 +90,19 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
     })
 }
 
+/// What a standalone enum resolved to.
+enum Standalone {
+    /// Classes of the file declare the same enum (called `name`): the member's own class
+    /// if it is one of them, else `first`.
+    Declared {
+        name: String,
+        first: String,
+        by: std::collections::HashSet<String>,
+    },
+    /// A class of the reflection schema, or a holder made for it.
+    Held(String),
+}
+
 /// State of one extraction: the file, the reflection layouts and what pass 1 indexed.
 struct Extractor<'p, 's, 'a> {
     pf: &'p Packfile<'a>,
@@ -91,6 +113,13 @@ struct Extractor<'p, 's, 'a> {
     item_size: u32,
     class_at: HashMap<Loc, String>,
     enum_at: HashMap<Loc, (String, Enum)>,
+    /// The classes declaring each enum of `enum_at`, by its contents (made after pass 1).
+    declared: HashMap<Enum, Vec<String>>,
+    /// The first class of the reflection schema declaring each enum, by its contents.
+    known: Option<HashMap<&'s Enum, &'s str>>,
+    /// What each standalone enum resolved to, by its address: many members may name one
+    /// enum of many items, which is read (and given a holder) once.
+    standalone: HashMap<Loc, Standalone>,
     holders: Vec<Class>,
 }
 
@@ -106,6 +135,9 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
             layouts,
             class_at: HashMap::new(),
             enum_at: HashMap::new(),
+            declared: HashMap::new(),
+            known: None,
+            standalone: HashMap::new(),
             holders: Vec::new(),
         })
     }
@@ -236,23 +268,45 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
         if let Some((c, e)) = self.enum_at.get(&p) {
             return Ok(format!("{c}.{}", e.name));
         }
-        let e = self.read_enum(p)?;
-        let mut same: Vec<&String> = self
-            .enum_at
-            .values()
-            .filter(|(_, x)| *x == e)
-            .map(|(c, _)| c)
-            .collect();
-        same.sort();
-        if let Some(c) = same.iter().find(|c| c.as_str() == owner).or(same.first()) {
-            return Ok(format!("{c}.{}", e.name));
+        if !self.standalone.contains_key(&p) {
+            let s = self.standalone(p, owner, member)?;
+            self.standalone.insert(p, s);
         }
+        Ok(match &self.standalone[&p] {
+            Standalone::Declared { name, first, by } => {
+                let c = if by.contains(owner) { owner } else { first };
+                format!("{c}.{name}")
+            }
+            Standalone::Held(r) => r.clone(),
+        })
+    }
+
+    /// What the standalone enum at `p`, first met on `owner.member`, resolves to.
+    fn standalone(&mut self, p: Loc, owner: &str, member: &str) -> Result<Standalone> {
+        let e = self.read_enum(p)?;
+        if let Some(same) = self.declared.get(&e) {
+            if let Some(first) = same.first() {
+                return Ok(Standalone::Declared {
+                    name: e.name.clone(),
+                    first: first.clone(),
+                    by: same.iter().cloned().collect(),
+                });
+            }
+        }
+        let reflection = self.reflection;
         let known = self
-            .reflection
-            .classes()
-            .iter()
-            .find(|c| c.enums.contains(&e))
-            .map(|c| c.name.clone());
+            .known
+            .get_or_insert_with(|| {
+                let mut m = HashMap::new();
+                for c in reflection.classes() {
+                    for x in &c.enums {
+                        m.entry(x).or_insert(c.name.as_str());
+                    }
+                }
+                m
+            })
+            .get(&e)
+            .map(|c| c.to_string());
         let holder = known
             .clone()
             .unwrap_or_else(|| format!("hkEnumHolder_{owner}_{member}"));
@@ -270,7 +324,7 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
         let r = format!("{holder}.{}", e.name);
         class.enums.push(e);
         self.holders.push(class);
-        Ok(r)
+        Ok(Standalone::Held(r))
     }
 }
 
@@ -278,11 +332,12 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
 /// declares it.
 fn shorten_enum_refs(classes: &mut [Class]) {
     for c in classes {
-        let own: Vec<String> = c.enums.iter().map(|e| e.name.clone()).collect();
+        let own: std::collections::HashSet<String> =
+            c.enums.iter().map(|e| e.name.clone()).collect();
         let prefix = format!("{}.", c.name);
         for m in &mut c.members {
             if let Some(short) = m.enum_ref.as_deref().and_then(|r| r.strip_prefix(&prefix)) {
-                if own.iter().any(|e| e == short) {
+                if own.contains(short) {
                     m.enum_ref = Some(short.to_string());
                 }
             }

@@ -21,6 +21,8 @@ pub use header::Header;
 pub use info::PackfileInfo;
 pub use section::Section;
 
+use std::sync::OnceLock;
+
 use crate::bytes::Bytes;
 use crate::error::{Error, Result};
 
@@ -63,15 +65,18 @@ pub struct Packfile<'a> {
     pub exports: Vec<(Loc, String)>,
     /// Pointer slots that name an object of another file, sorted by slot.
     pub imports: Vec<(Loc, String)>,
+    /// Indices of `class_names` sorted by name (stable), made on first use.
+    by_name: OnceLock<Box<[u32]>>,
 }
 
 impl<'a> Packfile<'a> {
     /// Parses `data`.
     ///
     /// # Errors
-    /// Any structural problem, with its offset: a table that runs past its section, a
-    /// fixup outside its target section, two fixups for one pointer slot, two objects at
-    /// one place, an object whose class name is not an entry of the class-name section.
+    /// Any structural problem, with its offset: sections that overlap, a table that runs
+    /// past its section, a fixup outside its target section or naming a section the file
+    /// lacks, two fixups for one pointer slot, two objects at one place, an object whose
+    /// class name is not an entry of the class-name section.
     pub fn parse(data: &'a [u8]) -> Result<Self> {
         let header = Header::parse(data)?;
         let bytes = Bytes::new(data, header.layout.endian);
@@ -86,6 +91,24 @@ impl<'a> Packfile<'a> {
         for i in 0..header.section_count {
             sections.push(Section::parse(&bytes, i, first + u64::from(i) * size)?);
         }
+        // Sections share no byte: each table is then read once, in time linear in the file
+        // (thousands of sections over the same bytes would read them thousands of times).
+        let mut spans: Vec<(u64, u64, u32)> = sections
+            .iter()
+            .filter(|s| s.end > 0)
+            .map(|s| (u64::from(s.start), s.abs(s.end), s.index))
+            .collect();
+        spans.sort_unstable();
+        if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+            let (a, b) = (&sections[w[0].2 as usize], &sections[w[1].2 as usize]);
+            return Err(Error::invalid(
+                first + u64::from(b.index) * size + 0x14,
+                format!(
+                    "section {} `{}` (0x{:X}..0x{:X}) overlaps section {} `{}` (0x{:X}..0x{:X})",
+                    b.index, b.tag, w[1].0, w[1].1, a.index, a.tag, w[0].0, w[0].1
+                ),
+            ));
+        }
         let mut pf = Packfile {
             header,
             sections,
@@ -95,6 +118,7 @@ impl<'a> Packfile<'a> {
             objects: Vec::new(),
             exports: Vec::new(),
             imports: Vec::new(),
+            by_name: OnceLock::new(),
         };
         pf.class_names = pf.read_class_names()?;
         let mut pointers = Vec::new();
@@ -108,7 +132,7 @@ impl<'a> Packfile<'a> {
                 s.local_fixups,
                 s.global_fixups,
                 "local",
-                |[source, destination]| {
+                |_, [source, destination]| {
                     if s.abs(destination) > local_limit {
                         return Err(Error::invalid(
                             s.abs(destination),
@@ -138,12 +162,16 @@ impl<'a> Packfile<'a> {
                 s.global_fixups,
                 s.virtual_fixups,
                 "global",
-                |[source, section, destination]| {
+                |at, [source, section, destination]| {
                     let target = sections.get(section as usize).ok_or_else(|| {
                         Error::invalid(
-                            s.abs(s.global_fixups),
-                            format!("global fixup names section {section}"),
+                            at + 4,
+                            format!(
+                                "global fixup names section {section}, the file has {}",
+                                sections.len()
+                            ),
                         )
+                        .in_(s.tag.clone())
                     })?;
                     if target.abs(destination) > target.abs(target.local_fixups) {
                         return Err(Error::invalid(
@@ -167,28 +195,56 @@ impl<'a> Packfile<'a> {
                     Ok(())
                 },
             )?;
-            for f in fixup::virtual_(&bytes, s)? {
-                let name = pf
-                    .class_names
-                    .binary_search_by_key(&f.class_name, |c| c.offset)
-                    .map_err(|_| {
-                        Error::invalid(
-                            s.abs(s.virtual_fixups),
+            let names_section = pf.header.class_names_section;
+            let names_len = sections
+                .get(names_section as usize)
+                .map_or(0, |n| n.local_fixups);
+            let class_names = &pf.class_names;
+            fixup::each::<3>(
+                &bytes,
+                s,
+                s.virtual_fixups,
+                s.exports,
+                "virtual",
+                |at, [object, section, class_name]| {
+                    let bad = |word: u64, msg: String| {
+                        Err(Error::invalid(at + word, msg).in_(s.tag.clone()))
+                    };
+                    if section != names_section {
+                        return bad(
+                            4,
                             format!(
-                                "virtual fixup for the object at 0x{:X} names class-name offset 0x{:X}, which starts no entry",
-                                f.object, f.class_name
+                                "virtual fixup for the object at 0x{object:X} names section {section} for its class name; the class names are in section {names_section}"
                             ),
-                        )
-                        .in_(s.tag.clone())
-                    })?;
-                objects.push((
-                    Loc {
-                        section: idx,
-                        offset: f.object,
-                    },
-                    name as u32,
-                ));
-            }
+                        );
+                    }
+                    if class_name >= names_len {
+                        return bad(
+                            8,
+                            format!(
+                                "virtual fixup for the object at 0x{object:X} names class-name offset 0x{class_name:X}, past the class-name data (0x{names_len:X} bytes)"
+                            ),
+                        );
+                    }
+                    let Ok(name) = class_names.binary_search_by_key(&class_name, |c| c.offset)
+                    else {
+                        return bad(
+                            8,
+                            format!(
+                                "virtual fixup for the object at 0x{object:X} names class-name offset 0x{class_name:X}, which starts no entry"
+                            ),
+                        );
+                    };
+                    objects.push((
+                        Loc {
+                            section: idx,
+                            offset: object,
+                        },
+                        name as u32,
+                    ));
+                    Ok(())
+                },
+            )?;
             for (offset, name) in fixup::named(&bytes, s, s.exports, s.imports)? {
                 pf.exports.push((
                     Loc {
@@ -221,10 +277,7 @@ impl<'a> Packfile<'a> {
             objects.sort_unstable();
         }
         if let Some(w) = objects.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(Error::invalid(
-                pf.abs(w[0].0),
-                "two virtual fixups name an object here",
-            ));
+            return Err(pf.duplicate_object(w[0].0));
         }
         pf.imports.sort();
         if let Some(w) = pf.imports.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -233,6 +286,36 @@ impl<'a> Packfile<'a> {
         pf.pointers = pointers;
         pf.objects = objects;
         Ok(pf)
+    }
+
+    /// The error for two virtual fixups naming the object at `loc`, at the second record.
+    fn duplicate_object(&self, loc: Loc) -> Error {
+        let mut records = Vec::new();
+        if let Some(s) = self.sections.get(loc.section as usize) {
+            let _ = fixup::each::<3>(
+                &self.bytes,
+                s,
+                s.virtual_fixups,
+                s.exports,
+                "virtual",
+                |at, [object, ..]| {
+                    if object == loc.offset && records.len() < 2 {
+                        records.push(at);
+                    }
+                    Ok(())
+                },
+            );
+        }
+        let object = self.abs(loc);
+        match records[..] {
+            [first, second] => Error::invalid(
+                second,
+                format!(
+                    "two virtual fixups name an object here: the records at 0x{first:X} and 0x{second:X} both name the object at 0x{object:X}"
+                ),
+            ),
+            _ => Error::invalid(object, "two virtual fixups name an object here"),
+        }
     }
 
     fn read_class_names(&self) -> Result<Vec<ClassName<'a>>> {
@@ -274,6 +357,23 @@ impl<'a> Packfile<'a> {
             o += 5 + n + 1;
         }
         Ok(out)
+    }
+
+    /// Roughly how many heap bytes the parsed tables take (what a read charges against its
+    /// memory limit for them).
+    pub fn heap_size(&self) -> u64 {
+        use std::mem::size_of;
+        let named = |v: &[(Loc, String)]| {
+            v.iter()
+                .map(|(_, n)| (size_of::<(Loc, String)>() + n.len()) as u64)
+                .sum::<u64>()
+        };
+        (self.sections.len() * size_of::<Section>()
+            + self.class_names.len() * size_of::<ClassName<'_>>()
+            + self.pointers.len() * size_of::<(Loc, Loc)>()
+            + self.objects.len() * size_of::<(Loc, u32)>()) as u64
+            + named(&self.exports)
+            + named(&self.imports)
     }
 
     /// The file's layout rules (header offset 0x10).
@@ -338,11 +438,20 @@ impl<'a> Packfile<'a> {
         self.objects.binary_search_by_key(&loc, |o| o.0).ok()
     }
 
-    /// The signature stored beside `class` in the class-name section.
+    /// The signature stored beside `class` in the class-name section (its first entry).
     pub fn stored_signature(&self, class: &str) -> Option<u32> {
-        self.class_names
-            .iter()
-            .find(|c| c.name == class)
+        let by_name = self.by_name.get_or_init(|| {
+            let mut v: Vec<u32> = (0..self.class_names.len() as u32).collect();
+            // Stable: the first entry of a name comes first.
+            v.sort_by_key(|&i| self.class_names[i as usize].name);
+            v.into()
+        });
+        let names = &self.class_names;
+        let i = by_name.partition_point(|&i| names[i as usize].name < class);
+        by_name
+            .get(i)
+            .map(|&i| &names[i as usize])
+            .filter(|c| c.name == class)
             .map(|c| c.signature)
     }
 }

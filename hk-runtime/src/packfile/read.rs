@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use super::reader::{ReadOptions, Violation, MAX_DEPTH};
+pub use super::reader::{ReadOptions, Violation};
 
 use super::header::REFLECTION_CLASSES;
 use super::info::PackfileInfo;
-use super::reader::{Reader, Target};
+use super::reader::{Elements, Reader, Target};
 use super::{Loc, Packfile};
 use crate::bytes::{read_column, Scalar};
 use crate::error::{Error, ReadError, Result};
@@ -40,26 +40,30 @@ pub struct Decoded {
 /// file offset and object/member path.
 pub fn read(pf: &Packfile<'_>, schema: &Arc<Schema>, opts: ReadOptions) -> Result<Decoded> {
     let plans = Plans::new(schema, pf.rules());
-    let mut r = Reader::new(pf, opts);
+    let mut r = Reader::new(pf, opts)?;
     let table = pf.object_table();
-    // Class-name entry -> class id, resolved once per entry.
-    let mut class_ids: Vec<Option<ClassId>> = vec![None; pf.class_names.len()];
+    // Class-name entry -> class id and the values one of its objects holds, resolved once
+    // per entry.
+    let mut class_ids: Vec<Option<(ClassId, u64)>> = vec![None; pf.class_names.len()];
     let mut objects = Vec::with_capacity(table.len());
     let mut object_sections = Vec::with_capacity(table.len());
     for (i, &(loc, name_index)) in table.iter().enumerate() {
         let id = ObjectId(i as u32);
         let name = &pf.class_names[name_index as usize].name;
-        let cid = match class_ids[name_index as usize] {
+        let (cid, values) = match class_ids[name_index as usize] {
             Some(c) => c,
             None => {
                 let c = schema
                     .require(name)
+                    .and_then(|c| Ok((c, schema.values_of(c)?)))
                     .map_err(|e| e.at(pf.abs(loc)).in_(format!("object #{i} {name}")))?;
                 class_ids[name_index as usize] = Some(c);
                 c
             }
         };
         r.begin_object(id);
+        r.charge_object(values, VALUE, loc)
+            .map_err(|e| e.in_(format!("object #{i} {name}")))?;
         if loc.offset % 16 != 0 {
             r.violation(
                 pf.abs(loc),
@@ -130,11 +134,13 @@ pub fn container_info(
         })?;
         info.exports.push((ObjectId(id as u32), name.clone()));
     }
-    // The class-name list, when it is not the one the writer makes from the objects.
+    // The class-name list, when it is not the one the writer makes from the objects (one
+    // set lookup per object: a file may have as many class names as objects).
     let mut default_names: Vec<&str> = REFLECTION_CLASSES.to_vec();
+    let mut listed: rustc_hash::FxHashSet<&str> = default_names.iter().copied().collect();
     for &(_, n) in pf.object_table() {
         let c = pf.class_names[n as usize].name;
-        if !default_names.contains(&c) {
+        if listed.insert(c) {
             default_names.push(c);
         }
     }
@@ -185,6 +191,22 @@ pub fn file_info(pf: &Packfile<'_>) -> PackfileInfo {
     }
 }
 
+/// Bytes one value takes in the graph (what reads charge per value).
+const VALUE: u64 = std::mem::size_of::<Value>() as u64;
+
+/// How many values one element of `op` holds ([`Schema::values_of`]).
+fn op_values(plans: &Plans<'_>, op: &Op) -> Result<u64> {
+    Ok(match op {
+        Op::Floats(n) if *n > 4 => 2,
+        Op::Variant => 3,
+        Op::Struct(c) => plans.schema().values_of(*c)?.saturating_add(1),
+        Op::CArray(n, e) => u64::from(*n)
+            .saturating_mul(op_values(plans, &e.op)?)
+            .saturating_add(1),
+        _ => 1,
+    })
+}
+
 /// The values of the object of class `cid` at `loc`.
 fn object(plans: &Plans<'_>, r: &mut Reader<'_, '_>, cid: ClassId, loc: Loc) -> Result<Vec<Value>> {
     let plan = plans.get(cid)?;
@@ -202,8 +224,8 @@ fn members(
     loc: Loc,
     depth: usize,
 ) -> Result<Vec<Value>> {
-    if depth > MAX_DEPTH {
-        return Err(Error::read(ReadError::TooDeep(MAX_DEPTH as u32)).at(r.abs(loc)));
+    if depth > r.max_depth() {
+        return Err(r.too_deep(loc));
     }
     let e = r.endian();
     let mut out = Vec::with_capacity(plan.members.len());
@@ -320,7 +342,7 @@ fn value(
         }
         Op::Array(kind, elem) => match r.array(at, *kind, elem.stride)? {
             None => Value::Array(Column::of_op(&elem.op).with_capacity(0)),
-            Some(els) => Value::Array(elements(plans, r, elem, els.at, els.count, depth + 1)?),
+            Some(els) => Value::Array(elements(plans, r, elem, els, at, depth + 1)?),
         },
         Op::Unsupported(t) => {
             return Err(Error::read(ReadError::Unsupported(format!(
@@ -339,7 +361,7 @@ fn pointer(r: &mut Reader<'_, '_>, at: Loc, word: u64, variant_class: bool) -> R
         Target::Object(id) => Some(Ptr::Object(id)),
         Target::Import(name) => Some(Ptr::Import(name.to_string())),
         Target::Interior(t) => {
-            r.defer(t, at, variant_class);
+            r.defer(t, at, variant_class)?;
             None
         }
     })
@@ -370,17 +392,30 @@ fn int(b: &[u8], bytes: u8, signed: bool, e: Endian) -> Value {
     }
 }
 
-/// `count` elements of `elem` from `at` (their block already recorded by the engine).
+/// The elements `els` of `elem` (their block already recorded by the engine) of the array
+/// whose header is at `header`.
 fn elements(
     plans: &Plans<'_>,
     r: &mut Reader<'_, '_>,
     elem: &Elem,
-    at: Loc,
-    count: u32,
+    els: Elements,
+    header: Loc,
     depth: usize,
 ) -> Result<Array> {
+    let Elements { at, count } = els;
     let e = r.endian();
     let bytes = r.bytes(at, u64::from(count) * u64::from(elem.stride))?;
+    // What the elements take in the graph, charged before they are allocated: a primitive
+    // column as much as the bytes (a 4-byte `ulong` widens to 8), anything else its values.
+    let cost = match (&elem.op, elem.stride) {
+        (Op::ULong(4), 4) => 2 * bytes.len() as u64,
+        (Op::Bool | Op::Int { .. } | Op::ULong(_) | Op::Real | Op::Half, _)
+        | (Op::Floats(4 | 12 | 16), _) => bytes.len() as u64,
+        (op, _) => u64::from(count)
+            .saturating_mul(op_values(plans, op)?)
+            .saturating_mul(VALUE),
+    };
+    r.charge(cost, header)?;
     Ok(match (&elem.op, elem.stride) {
         (Op::Bool, 1) => Array::Bool(bytes.to_vec()),
         (
@@ -464,10 +499,8 @@ fn elements(
                 }
                 let v = match &elem.op {
                     Op::Struct(c) => {
-                        if depth > MAX_DEPTH {
-                            return Err(
-                                Error::read(ReadError::TooDeep(MAX_DEPTH as u32)).at(r.abs(el))
-                            );
+                        if depth > r.max_depth() {
+                            return Err(r.too_deep(el));
                         }
                         Value::Struct(members(plans, r, plans.get(*c)?, slice, el, depth + 1)?)
                     }

@@ -19,15 +19,11 @@ use super::{Loc, Packfile};
 use crate::bytes::Scalar;
 use crate::error::{Error, Result};
 use crate::graph::{ObjectId, Ptr, Seg};
+use crate::limits::{Budget, Limits};
 use crate::rules::Endian;
 use crate::schema::ArrayKind;
 
-/// How strictly to read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReadOptions {
-    /// Report broken invariants instead of failing on the first.
-    pub lenient: bool,
-}
+pub use crate::limits::ReadOptions;
 
 /// A broken invariant found in lenient mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,9 +35,6 @@ pub struct Violation {
     /// What is wrong.
     pub message: String,
 }
-
-/// How deep structs and arrays may nest below an object.
-pub const MAX_DEPTH: usize = 48;
 
 /// What a pointer slot holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +102,8 @@ pub struct Reader<'p, 'a> {
     endian: Endian,
     ptr: u32,
     opts: ReadOptions,
+    /// What the read may still allocate.
+    budget: Budget,
     violations: Vec<Violation>,
     consumed: Vec<bool>,
     imported: Vec<bool>,
@@ -138,9 +133,24 @@ pub struct Finish {
 }
 
 impl<'p, 'a> Reader<'p, 'a> {
-    /// An engine over `pf`.
-    pub fn new(pf: &'p Packfile<'a>, opts: ReadOptions) -> Self {
+    /// An engine over `pf`, within `opts.limits`: the object count is checked, and the
+    /// memory of the parsed tables and of the engine's own records charged, before
+    /// anything else is read.
+    ///
+    /// # Errors
+    /// More objects than [`Limits::max_objects`], or tables past [`Limits::max_memory`].
+    pub fn new(pf: &'p Packfile<'a>, opts: ReadOptions) -> Result<Self> {
         let bytes = pf.bytes().data();
+        let limits = opts.limits;
+        let objects = pf.object_table().len() as u64;
+        let first = pf.sections.first().map_or(0, |s| u64::from(s.start));
+        limits.check_objects(objects, first)?;
+        let mut budget = Budget::new(&limits, bytes.len() as u64);
+        budget.charge(pf.heap_size(), 0)?;
+        // Per object: the graph's object and section index, a block of the coverage check;
+        // per fixup, whether a member met it.
+        budget.charge_n(objects, 64, first)?;
+        budget.charge_n(pf.pointers().len() as u64, 1, first)?;
         let data = pf
             .sections
             .iter()
@@ -150,12 +160,13 @@ impl<'p, 'a> Reader<'p, 'a> {
                 bytes.get(start..end).unwrap_or_default()
             })
             .collect();
-        Reader {
+        Ok(Reader {
             pf,
             data,
             endian: pf.rules().endian,
             ptr: pf.rules().ptr(),
             opts,
+            budget,
             violations: Vec::new(),
             consumed: vec![false; pf.pointers().len()],
             imported: vec![false; pf.imports.len()],
@@ -167,7 +178,44 @@ impl<'p, 'a> Reader<'p, 'a> {
             hint: 0,
             current: ObjectId(0),
             path: Vec::with_capacity(16),
-        }
+        })
+    }
+
+    /// The limits of the read.
+    pub fn limits(&self) -> &Limits {
+        &self.opts.limits
+    }
+
+    /// How deep values may nest below an object ([`Limits::depth`]).
+    #[inline]
+    pub fn max_depth(&self) -> usize {
+        self.opts.limits.depth()
+    }
+
+    /// The error for values nesting past [`Reader::max_depth`] at `at`.
+    pub fn too_deep(&self, at: Loc) -> Error {
+        self.opts.limits.too_deep(self.pf.abs(at))
+    }
+
+    /// Charges `bytes` the model is about to allocate for what it reads at `at`.
+    ///
+    /// # Errors
+    /// Past [`Limits::max_memory`].
+    #[inline]
+    pub fn charge(&mut self, bytes: u64, at: Loc) -> Result<()> {
+        let pf = self.pf;
+        self.budget.charge_at(bytes, || pf.abs(at))
+    }
+
+    /// Charges the values one object of a class expands into (`values`, from
+    /// [`crate::Schema::values_of`]), each `value_size` bytes, before it is read at `at`.
+    ///
+    /// # Errors
+    /// Past [`Limits::max_expansion`] or [`Limits::max_memory`].
+    #[inline]
+    pub fn charge_object(&mut self, values: u64, value_size: u64, at: Loc) -> Result<()> {
+        self.opts.limits.check_expansion(values, self.pf.abs(at))?;
+        self.charge(values.saturating_mul(value_size), at)
     }
 
     /// The packfile.
@@ -224,6 +272,8 @@ impl<'p, 'a> Reader<'p, 'a> {
         if !self.opts.lenient {
             return Err(Error::invalid(offset, message));
         }
+        let cost = 96 + message.len() as u64 + 8 * self.path.len() as u64;
+        self.budget.charge(cost, offset)?;
         let path: String = self
             .path
             .iter()
@@ -395,7 +445,12 @@ impl<'p, 'a> Reader<'p, 'a> {
 
     /// Defers interior pointer `target`, found at `slot` in the current object's member
     /// path, until [`Reader::finish`].
-    pub fn defer(&mut self, target: Loc, slot: Loc, variant_class: bool) {
+    ///
+    /// # Errors
+    /// Past [`Limits::max_memory`] (the pointer, its path and the path it resolves to).
+    pub fn defer(&mut self, target: Loc, slot: Loc, variant_class: bool) -> Result<()> {
+        let cost = 96 + 24 * self.path.len() as u64;
+        self.charge(cost, slot)?;
         self.deferred.push(Deferred {
             owner: self.current,
             path: self.path.as_slice().into(),
@@ -403,6 +458,7 @@ impl<'p, 'a> Reader<'p, 'a> {
             target,
             slot: self.pf.abs(slot),
         });
+        Ok(())
     }
 
     /// The bytes of the string a string slot names, without the NUL; `None` for null.
@@ -437,6 +493,8 @@ impl<'p, 'a> Reader<'p, 'a> {
                 "string runs to the end of its section without a NUL",
             ));
         };
+        // Two slots may name one string: each copies it into the graph.
+        self.charge(n as u64 + 32, t)?;
         self.block(t, n as u64 + 1)?;
         Ok(Some(&tail[..n]))
     }
@@ -468,6 +526,7 @@ impl<'p, 'a> Reader<'p, 'a> {
                     let flags = cap & FLAG_MASK;
                     if cap & !FLAG_MASK == count && flags & DONT_DEALLOCATE != 0 {
                         if flags != DONT_DEALLOCATE {
+                            self.charge(64 + 8 * self.path.len() as u64, at)?;
                             self.capacity_flags.push((
                                 self.current,
                                 self.path.as_slice().into(),
@@ -553,6 +612,9 @@ impl<'p, 'a> Reader<'p, 'a> {
                 left,
             ));
         }
+        // The engine's records of the array: its block, its entry and its member path.
+        let records = 64 + 8 * self.path.len() as u64;
+        self.charge(records, at)?;
         self.block(data, u64::from(count) * u64::from(stride))?;
         let from = self.paths.len() as u32;
         self.paths.extend_from_slice(&self.path);

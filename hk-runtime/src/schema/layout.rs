@@ -121,10 +121,38 @@ impl<'s> Layouts<'s> {
             .0)
     }
 
+    /// Lays out `name` and the ancestors not laid out yet: the parent chain is walked in a
+    /// loop (it may be thousands of classes long), struct members by recursion (which schema
+    /// validation bounds to [`super::validate::MAX_NESTING`] levels).
     fn compute(&mut self, name: &str, stack: &mut Vec<String>) -> Result<()> {
-        if self.done.contains_key(name) {
-            return Ok(());
+        let schema = self.schema;
+        let mut todo = Vec::new();
+        let mut cur = Some(name);
+        while let Some(n) = cur {
+            if self.done.contains_key(n) {
+                break;
+            }
+            let class = schema.class(n).ok_or_else(|| {
+                Error::schema(format!(
+                    "class `{n}` is not in schema {}",
+                    schema.generation.name
+                ))
+            })?;
+            if todo.len() > schema.classes().len() {
+                return Err(Error::schema(format!("parent cycle through `{n}`")));
+            }
+            todo.push(class);
+            cur = class.parent.as_deref();
         }
+        for class in todo.into_iter().rev() {
+            self.compute_one(class, stack)?;
+        }
+        Ok(())
+    }
+
+    /// Lays out `class`, whose parent is laid out.
+    fn compute_one(&mut self, class: &'s Class, stack: &mut Vec<String>) -> Result<()> {
+        let name = class.name.as_str();
         if stack.iter().any(|n| n == name) {
             stack.push(name.to_string());
             return Err(Error::schema(format!(
@@ -133,17 +161,12 @@ impl<'s> Layouts<'s> {
             )));
         }
         stack.push(name.to_string());
-        let class = self.schema.class(name).ok_or_else(|| {
-            Error::schema(format!(
-                "class `{name}` is not in schema {}",
-                self.schema.generation.name
-            ))
-        })?;
         let ptr = self.rules.ptr();
         let (mut offset, mut align) = match &class.parent {
             Some(parent) => {
-                self.compute(parent, stack)?;
-                let p = &self.done[parent.as_str()];
+                let p = self.done.get(parent.as_str()).ok_or_else(|| {
+                    Error::schema(format!("parent `{parent}` of `{name}` is not laid out"))
+                })?;
                 let start = if self.rules.reuse_padding {
                     p.data_end
                 } else {

@@ -153,7 +153,7 @@ impl Generation {
 }
 
 /// One item of an enum.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EnumItem {
     /// Item name.
     pub name: String,
@@ -162,7 +162,7 @@ pub struct EnumItem {
 }
 
 /// An enum a class declares.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Enum {
     /// Enum name, without its class.
     pub name: String,
@@ -311,6 +311,8 @@ struct Caches {
     plans: [OnceLock<PlanTable>; 8],
     /// The signature a writer stores, per class.
     signatures: Box<[Once<u32>]>,
+    /// Values one instance holds, per class ([`Schema::values_of`]).
+    values: Box<[Once<u64>]>,
 }
 
 impl Clone for Caches {
@@ -325,6 +327,7 @@ impl Caches {
             flat: (0..n).map(|_| OnceLock::new()).collect(),
             plans: Default::default(),
             signatures: (0..n).map(|_| OnceLock::new()).collect(),
+            values: (0..n).map(|_| OnceLock::new()).collect(),
         }
     }
 }
@@ -444,6 +447,50 @@ impl Schema {
             }
         }
         Ok(out.into())
+    }
+
+    /// How many values one instance of class `id` holds in an object graph: one per
+    /// flattened member, plus what its structs and C arrays hold (an array member is one
+    /// value: its elements are counted when they are read). A float tuple of more than 4
+    /// floats counts 2 and a variant 3 (they hold a second allocation). Saturating; computed
+    /// once per class. Readers charge it against their limits before reading an object, so
+    /// a class that holds many of a class that holds many of ... is refused at once.
+    ///
+    /// # Errors
+    /// As [`Schema::members`].
+    pub fn values_of(&self, id: ClassId) -> Result<u64> {
+        let cell = self
+            .caches
+            .values
+            .get(id.0 as usize)
+            .ok_or_else(|| Error::schema(format!("class id {} is not in the schema", id.0)))?;
+        if let Some(v) = cell.get() {
+            return v.clone();
+        }
+        // Computed outside the cell: struct members need their classes' counts (the
+        // recursion is bounded by validation's nesting limit).
+        let v = self.members(id).and_then(|ms| {
+            ms.iter().try_fold(0u64, |acc, m| {
+                Ok(acc.saturating_add(self.shape_values(&m.shape)?))
+            })
+        });
+        cell.get_or_init(|| v).clone()
+    }
+
+    /// How many values one value of `shape` holds (see [`Schema::values_of`]).
+    ///
+    /// # Errors
+    /// As [`Schema::members`].
+    pub fn shape_values(&self, shape: &Shape) -> Result<u64> {
+        Ok(match shape {
+            Shape::Floats(n) if *n > 4 => 2,
+            Shape::Variant => 3,
+            Shape::Struct(c) => self.values_of(*c)?.saturating_add(1),
+            Shape::CArray(n, inner) => u64::from(*n)
+                .saturating_mul(self.shape_values(inner)?)
+                .saturating_add(1),
+            _ => 1,
+        })
     }
 
     /// The signature a writer stores for class `id` (pinned, else computed), computed once.

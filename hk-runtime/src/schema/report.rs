@@ -82,16 +82,24 @@ pub fn stored_layout(schema: &Schema, described: &Schema) -> Vec<LayoutRow> {
                 verdict: verdict(Some(stored), got),
             });
         }
-        let mine = schema.class(&c.name);
+        // Members by name, once per class (a class may have thousands).
+        let mut mine: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, x) in schema
+            .class(&c.name)
+            .iter()
+            .flat_map(|sc| sc.members.iter())
+            .enumerate()
+        {
+            mine.entry(x.name.as_str()).or_insert(i);
+        }
         for m in &c.members {
             let Some(stored) = m.expected_offset else {
                 continue;
             };
-            let got = mine.zip(computed.as_ref()).and_then(|(sc, l)| {
-                sc.members
-                    .iter()
-                    .position(|x| x.name == m.name)
-                    .map(|i| l.members[i].offset)
+            let got = computed.as_ref().and_then(|l| {
+                mine.get(m.name.as_str())
+                    .and_then(|&i| l.members.get(i))
+                    .map(|ml| ml.offset)
             });
             rows.push(LayoutRow {
                 class: c.name.clone(),

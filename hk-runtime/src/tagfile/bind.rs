@@ -150,7 +150,7 @@ impl<'a> Binder<'a> {
         let tname = || table.full_name(t);
         let shapes = schema.members(c).map_err(|e| e.to_string())?;
         let members = table.members_of(t);
-        check_fit(table, t, &members)?;
+        check_fit(table, t, &members, 0)?;
         let mut by_name: HashMap<&str, VecDeque<usize>> = HashMap::default();
         for (k, m) in members.iter().enumerate() {
             by_name.entry(m.name.as_str()).or_default().push_back(k);
@@ -199,13 +199,15 @@ impl<'a> Binder<'a> {
     }
 }
 
-/// Members of record `t` lie inside it, take a byte or more (`void` ones excepted) and do
-/// not overlap; bool and integer members are 1, 2, 4 or 8 bytes.
+/// Members of record `t` lie inside it at or after `after`, take a byte or more (`void`
+/// ones excepted) and do not overlap; bool and integer members are 1, 2, 4 or 8 bytes.
+/// Returns where the last of them ends (`after` without members).
 fn check_fit(
     table: &TypeTable,
     t: u64,
     members: &[&super::types::TagMember],
-) -> Result<(), String> {
+    after: u64,
+) -> Result<u64, String> {
     let size = table.size_of(t);
     let mut spans = Vec::with_capacity(members.len());
     for m in members {
@@ -227,6 +229,14 @@ fn check_fit(
                 table.full_name(m.ty)
             ));
         }
+        if m.offset < after {
+            return Err(format!(
+                "member `{}` of {} starts at {}, inside its parent's members (which end at {after})",
+                m.name,
+                table.full_name(t),
+                m.offset
+            ));
+        }
         match m.offset.checked_add(n) {
             Some(end) if end <= size => spans.push((m.offset, end, m.name.as_str())),
             _ => {
@@ -239,6 +249,7 @@ fn check_fit(
             }
         }
     }
+    let end = spans.iter().map(|s| s.1).max().unwrap_or(0).max(after);
     spans.retain(|s| s.0 < s.1);
     spans.sort_unstable();
     if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
@@ -249,7 +260,53 @@ fn check_fit(
             table.full_name(t)
         ));
     }
-    Ok(())
+    Ok(end)
+}
+
+/// Where the members of record `t` and its ancestors end, each type's own members checked
+/// once (see [`check_fit`]): they lie after the parent's, inside the type. Memoised in
+/// `ends`, so a type with many subtypes has its members checked once, not once per subtype.
+fn members_end(table: &TypeTable, t: u64, ends: &mut [Option<u64>]) -> Result<u64, String> {
+    // The chain up to a type already checked, at most 64 levels (as every type query).
+    let mut chain = Vec::new();
+    let mut cur = t;
+    for _ in 0..64 {
+        if ends.get(cur as usize).is_none_or(|e| e.is_some()) {
+            break;
+        }
+        let Some(b) = table.body_of(cur) else { break };
+        chain.push(cur);
+        if b.parent == 0 {
+            break;
+        }
+        cur = b.parent;
+    }
+    for &x in chain.iter().rev() {
+        let parent = table.body_of(x).map_or(0, |b| b.parent);
+        let after = match parent {
+            0 => 0,
+            p => ends.get(p as usize).copied().flatten().unwrap_or(0),
+        };
+        let own: Vec<&super::types::TagMember> = table
+            .body_of(x)
+            .and_then(|b| b.members.as_ref())
+            .map(|m| m.iter().collect())
+            .unwrap_or_default();
+        let end = if table.body_of(x).is_some_and(|b| b.members.is_some()) {
+            let size = table.size_of(x);
+            if after > size {
+                return Err(format!(
+                    "the members {} inherits end at {after}, past its {size} bytes",
+                    table.full_name(x)
+                ));
+            }
+            check_fit(table, x, &own, after)?
+        } else {
+            after
+        };
+        ends[x as usize] = Some(end);
+    }
+    Ok(ends.get(t as usize).copied().flatten().unwrap_or(0))
 }
 
 /// Every record of `table` (a type with members) fits its members (see [`Binder::bind`]),
@@ -285,21 +342,36 @@ pub(crate) fn check_records(table: &TypeTable) -> Result<(), String> {
                 table.full_name(t)
             ));
         }
+    }
+    // Each type's own members, once (a type with thousands of subtypes is not checked
+    // again for each).
+    let mut ends = vec![None; n];
+    for t in 1..n as u64 {
         if table.body_of(t).is_some_and(|b| b.members.is_some()) {
-            check_fit(table, t, &table.members_of(t))?;
+            members_end(table, t, &mut ends)?;
         }
     }
     // Inline nesting depth of each type, computed once (0 = not yet, u32::MAX = on the
     // current path).
-    let mut depth = vec![0u32; n];
+    let mut memo = Nesting {
+        depth: vec![0u32; n],
+        inherited: vec![None; n],
+    };
     for t in 1..n as u64 {
-        nesting(table, t, &mut depth, 0)?;
+        nesting(table, t, &mut memo, 0)?;
     }
     Ok(())
 }
 
-fn nesting(table: &TypeTable, t: u64, memo: &mut [u32], level: usize) -> Result<u32, String> {
-    let Some(&known) = memo.get(t as usize) else {
+/// What [`nesting`] has found: each type's depth (0 = not yet, `u32::MAX` = on the current
+/// path), and for records the deepest member of the type and its ancestors.
+struct Nesting {
+    depth: Vec<u32>,
+    inherited: Vec<Option<u32>>,
+}
+
+fn nesting(table: &TypeTable, t: u64, memo: &mut Nesting, level: usize) -> Result<u32, String> {
+    let Some(&known) = memo.depth.get(t as usize) else {
         return Ok(1);
     };
     if known == u32::MAX || level > super::types::MAX_DEPTH {
@@ -312,16 +384,59 @@ fn nesting(table: &TypeTable, t: u64, memo: &mut [u32], level: usize) -> Result<
     if known != 0 {
         return Ok(known);
     }
-    memo[t as usize] = u32::MAX;
-    let inner: Vec<u64> = match table.kind_of(t) {
-        kind::RECORD => table.members_of(t).iter().map(|m| m.ty).collect(),
-        kind::TUPLE => vec![table.subtype_of(t)],
-        _ => Vec::new(),
+    memo.depth[t as usize] = u32::MAX;
+    let d = match table.kind_of(t) {
+        kind::RECORD => 1 + record_nesting(table, t, memo, level)?,
+        kind::TUPLE => 1 + nesting(table, table.subtype_of(t), memo, level + 1)?,
+        _ => 1,
     };
-    let mut d = 1;
-    for x in inner {
-        d = d.max(1 + nesting(table, x, memo, level + 1)?);
-    }
-    memo[t as usize] = d;
+    memo.depth[t as usize] = d;
     Ok(d)
+}
+
+/// The deepest [`nesting`] of the members of record `t` and its ancestors (0 without
+/// members), each type's own members followed once: the parent chain (at most 64 levels,
+/// as every type query) is walked in a loop, and what a parent holds is kept for its other
+/// subtypes.
+fn record_nesting(
+    table: &TypeTable,
+    t: u64,
+    memo: &mut Nesting,
+    level: usize,
+) -> Result<u32, String> {
+    let mut chain = Vec::new();
+    let mut cur = t;
+    for _ in 0..64 {
+        if memo.inherited.get(cur as usize).is_none_or(|e| e.is_some()) {
+            break;
+        }
+        let Some(b) = table.body_of(cur) else { break };
+        chain.push(cur);
+        if b.parent == 0 {
+            break;
+        }
+        cur = b.parent;
+    }
+    for &x in chain.iter().rev() {
+        let Some(b) = table.body_of(x) else { continue };
+        let mut d = match b.parent {
+            0 => 0,
+            p => memo
+                .inherited
+                .get(p as usize)
+                .copied()
+                .flatten()
+                .unwrap_or(0),
+        };
+        for m in b.members.iter().flatten() {
+            d = d.max(nesting(table, m.ty, memo, level + 1)?);
+        }
+        memo.inherited[x as usize] = Some(d);
+    }
+    Ok(memo
+        .inherited
+        .get(t as usize)
+        .copied()
+        .flatten()
+        .unwrap_or(0))
 }

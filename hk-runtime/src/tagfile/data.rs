@@ -10,8 +10,9 @@
 //! Every DATA byte is accounted for: it is a leaf of a member, a pointer, array or string
 //! slot (an item index), or zero. Items lie inside DATA, aligned, without overlapping;
 //! counts are checked against the bytes left before anything is allocated (zero-size
-//! elements count as one byte); values nest at most [`MAX_DEPTH`] deep; PTCH lists exactly
-//! the non-null slots.
+//! elements count as one byte); values nest at most [`Limits::max_depth`] deep; PTCH lists
+//! exactly the non-null slots. The read works within [`Limits`]: objects are counted, and
+//! each object, array and string is charged against the memory limit before it is made.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ use crate::bytes::read_column;
 use crate::error::{Error, ReadError, Result};
 use crate::graph::check::normalize_into;
 use crate::graph::{Array, Column, Floats, Graph, Object, ObjectId, Ptr, Value};
+use crate::limits::{Budget, Limits};
 use crate::rules::Endian;
 use crate::schema::{ClassId, Schema, Shape};
 
@@ -33,6 +35,9 @@ pub const ITEM_OBJECT: u8 = 0x10;
 /// ITEM flag of an array body or a string.
 pub const ITEM_ARRAY: u8 = 0x20;
 pub use super::types::MAX_DEPTH;
+
+/// Bytes one value takes in the graph (what the reader charges per value).
+const VALUE: u64 = std::mem::size_of::<Value>() as u64;
 
 /// What kind of slot first named an item: arrays are named by one slot only (the writer
 /// makes one item per array slot), strings may be shared (2022, docs §4).
@@ -61,15 +66,25 @@ struct Decoder<'a> {
     /// How often each item is named by a slot, and by which kind.
     reached: Vec<u32>,
     claims: Vec<Claim>,
-    /// String bytes copied into the graph so far, and the most a file may make it copy
-    /// (shared strings are copied per slot).
-    string_bytes: u64,
-    string_budget: u64,
+    limits: Limits,
+    /// What the read may still allocate (shared strings are copied per slot, and charged
+    /// per slot).
+    budget: Budget,
 }
 
 impl<'a> Decoder<'a> {
     fn err(&self, at: u64, msg: impl Into<String>) -> Error {
         Error::invalid(self.base + at, msg.into())
+    }
+
+    /// Charges `bytes` about to be allocated for what is read at DATA offset `at`.
+    #[inline]
+    fn charge(&mut self, bytes: u64, at: u64) -> Result<()> {
+        self.budget.charge(bytes, self.base + at)
+    }
+
+    fn too_deep(&self, at: u64) -> Error {
+        self.limits.too_deep(self.base + at)
     }
 
     /// `n` bytes at DATA offset `at`, marked as belonging to a value.
@@ -168,8 +183,8 @@ impl<'a> Decoder<'a> {
 
     /// The value of type `t` at DATA offset `at`, in the form of `shape`.
     fn value(&mut self, t: u64, shape: &Shape, at: u64, depth: usize) -> Result<Value> {
-        if depth > MAX_DEPTH {
-            return Err(Error::read(ReadError::TooDeep(MAX_DEPTH as u32)).at(self.base + at));
+        if depth > self.limits.depth() {
+            return Err(self.too_deep(at));
         }
         let types = self.types;
         let f = self.facts.get(t);
@@ -323,16 +338,7 @@ impl<'a> Decoder<'a> {
             return Ok(Value::String(None));
         };
         let n = u64::from(it.count);
-        self.string_bytes += n;
-        if self.string_bytes > self.string_budget {
-            return Err(self.err(
-                at,
-                format!(
-                    "shared strings would copy more than {} bytes into the graph",
-                    self.string_budget
-                ),
-            ));
-        }
+        self.charge(n.saturating_add(32), at)?;
         let bytes = self.take(u64::from(it.offset), n)?;
         let Some((&0, text)) = bytes.split_last() else {
             return Err(self.err(at, format!("string item {i} does not end in NUL")));
@@ -362,14 +368,22 @@ impl<'a> Decoder<'a> {
             return Err(Error::count(self.base + at, count, stride, left));
         }
         if let Some(col) = self.column_of(t, shape, stride) {
+            // A column takes what its elements take in the file (column_for: the stride is
+            // the column's element size).
+            self.charge(count * stride, at)?;
             let bytes = self.take(at, count * stride)?;
             return Ok(read_col(col, bytes));
         }
+        let values = self
+            .schema
+            .shape_values(shape)
+            .map_err(|e| e.at(self.base + at))?;
+        self.charge(count.saturating_mul(values).saturating_mul(VALUE), at)?;
         let mut out = Column::of(shape).with_capacity(count as usize);
         // Records bind once per array, not per element.
         if let (kind::RECORD, Shape::Struct(c)) = (self.facts.get(t).kind, shape) {
-            if depth + 1 > MAX_DEPTH {
-                return Err(Error::read(ReadError::TooDeep(MAX_DEPTH as u32)).at(self.base + at));
+            if depth + 1 > self.limits.depth() {
+                return Err(self.too_deep(at));
             }
             let b = self.binder.bind(t, *c).map_err(|m| self.err(at, m))?;
             for i in 0..count {
@@ -499,20 +513,25 @@ fn read_col(col: Column, bytes: &[u8]) -> Array {
 /// does not hold its schema member's shape, or a non-zero byte that belongs to no member:
 /// each with its file offset and the object and member path.
 pub fn decode(tf: &TagFile, data: &[u8], schema: &Arc<Schema>) -> Result<Graph> {
-    decode_with(tf, data, schema, &Bindings::default())
+    let limits = Limits::default();
+    let mut budget = Budget::new(&limits, data.len() as u64);
+    decode_with(tf, data, schema, &Bindings::default(), &limits, &mut budget)
 }
 
-/// [`decode`], taking and keeping the bindings of `tf`'s record types to `schema`'s classes
-/// in `bindings`, which must hold only bindings of the same type table (the same TYPE bytes)
-/// and schema.
+/// [`decode`] within `limits`, charging `budget` (the read's, which parsing `tf` may have
+/// charged already), taking and keeping the bindings of `tf`'s record types to `schema`'s
+/// classes in `bindings`, which must hold only bindings of the same type table (the same
+/// TYPE bytes) and schema.
 ///
 /// # Errors
-/// As [`decode`].
+/// As [`decode`], or a file past `limits`.
 pub fn decode_with(
     tf: &TagFile,
     data: &[u8],
     schema: &Arc<Schema>,
     bindings: &Bindings,
+    limits: &Limits,
+    budget: &mut Budget,
 ) -> Result<Graph> {
     let sec = tf
         .root
@@ -523,6 +542,8 @@ pub fn decode_with(
     let char_type = (1..tf.types.types.len() as u64)
         .find(|&t| tf.types.types[t as usize].name == "char")
         .unwrap_or(0);
+    // What the reader keeps per DATA byte (whether a value covers it).
+    budget.charge(bytes.len() as u64, o)?;
     let mut d = Decoder {
         data: bytes,
         base: o,
@@ -537,17 +558,23 @@ pub fn decode_with(
         slots: Vec::new(),
         reached: vec![0; tf.items.len()],
         claims: vec![Claim::None; tf.items.len()],
-        string_bytes: 0,
-        string_budget: 64 * bytes.len() as u64 + (1 << 16),
+        limits: *limits,
+        budget: *budget,
     };
     check_items(&d, tf, o)?;
     let object_items: Vec<usize> = (1..tf.items.len())
         .filter(|&i| tf.items[i].flags == ITEM_OBJECT)
         .collect();
+    let index = tf
+        .root
+        .child(b"INDX")
+        .and_then(|s| s.child(b"ITEM"))
+        .map_or(tf.offset, |s| s.offset);
+    limits.check_objects(object_items.len() as u64, index)?;
     for (k, &i) in object_items.iter().enumerate() {
         d.objects[i] = Some(ObjectId(k as u32));
     }
-    let mut classes: HashMap<u64, ClassId> = HashMap::default();
+    let mut classes: HashMap<u64, (ClassId, u64)> = HashMap::default();
     let mut out = Vec::with_capacity(object_items.len());
     for (k, &i) in object_items.iter().enumerate() {
         let it = tf.items[i];
@@ -559,7 +586,7 @@ pub fn decode_with(
                 format!("object item {i} has count {}", it.count),
             ));
         }
-        let c = match classes.get(&t) {
+        let (c, count) = match classes.get(&t) {
             Some(&c) => c,
             None => {
                 let name = tf.types.full_name(t);
@@ -569,12 +596,18 @@ pub fn decode_with(
                         format!("object item {i} is a {name}, which is not a class of the schema"),
                     )
                 })?;
-                *classes.entry(t).or_insert(c)
+                let count = schema.values_of(c).map_err(|e| e.at(at))?;
+                *classes.entry(t).or_insert((c, count))
             }
         };
+        let label = || format!("object #{k} {} (item {i})", schema.name_of(c));
+        limits
+            .check_expansion(count, at)
+            .and_then(|()| d.charge(count.saturating_mul(VALUE), u64::from(it.offset)))
+            .map_err(|e| e.in_(label()))?;
         let values = d
             .record(t, c, u64::from(it.offset), 0)
-            .map_err(|e| e.in_(format!("object #{k} {} (item {i})", schema.name_of(c))))?;
+            .map_err(|e| e.in_(label()))?;
         out.push(Object { class: c, values });
     }
     if let Some(i) = d.covered.iter().zip(bytes).position(|(c, b)| !c && *b != 0) {
@@ -607,6 +640,7 @@ pub fn decode_with(
             format!("object item {i} is not reached from the root"),
         ));
     }
+    *budget = d.budget;
     Ok(Graph::from_objects(Arc::clone(schema), out, root))
 }
 

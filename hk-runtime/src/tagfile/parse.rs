@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::{cm, index, phive, types};
 use crate::error::{Error, Result};
+use crate::limits::{Budget, Limits};
 
 /// Where the TAG0 section of `data` starts: after a cm container's records, behind a
 /// phive header, or at 0.
@@ -60,6 +61,20 @@ impl TagFile {
         data: &[u8],
         known: impl FnOnce(&[u8]) -> Option<SharedTypes>,
     ) -> Result<TagFile> {
+        let mut budget = Budget::new(&Limits::default(), data.len() as u64);
+        Self::parse_within(data, known, &mut budget)
+    }
+
+    /// [`TagFile::parse_with`], charging `budget` for the type table (unless `known` has
+    /// it) and the index.
+    ///
+    /// # Errors
+    /// As [`TagFile::parse`], or tables past the budget's memory limit.
+    pub fn parse_within(
+        data: &[u8],
+        known: impl FnOnce(&[u8]) -> Option<SharedTypes>,
+        budget: &mut Budget,
+    ) -> Result<TagFile> {
         let cm = cm::Cm::detect(data);
         let offset = match &cm {
             Some(c) => c.blob_at,
@@ -111,7 +126,7 @@ impl TagFile {
         let (types, facts) = match known(&data[ty_o..ty_o + ty_n]) {
             Some(k) => (k.table, k.facts),
             None => {
-                let t = types::TypeTable::parse(data, type_sec)?;
+                let t = types::TypeTable::parse_within(data, type_sec, budget)?;
                 let f = types::Facts::new(&t);
                 (Arc::new(t), Arc::new(f))
             }
@@ -134,7 +149,16 @@ impl TagFile {
                 ),
             ));
         }
-        let (items, patches) = index::parse(data, need(b"INDX")?)?;
+        let indx = need(b"INDX")?;
+        let (items, patches) = index::parse(data, indx)?;
+        // The index, and what the reader keeps per item and per slot.
+        let slots: usize = patches.iter().map(|p| p.offsets.len()).sum();
+        budget.charge(
+            (items.len() * (std::mem::size_of::<index::Item>() + 48)
+                + patches.len() * std::mem::size_of::<index::Patch>()
+                + slots * 40) as u64,
+            indx.offset,
+        )?;
         let ntypes = types.types.len() as u32;
         if let Some(bad) = items
             .iter()

@@ -4,10 +4,23 @@
 use super::section::Section;
 use super::varint;
 use crate::error::{Error, Result};
+use crate::limits::{Budget, Limits};
 
-/// How deep values nest (structs in structs, tuples, arrays of arrays) before reading
-/// stops with [`crate::error::ReadError::TooDeep`] (and type tables are refused).
+/// How deep records and tuples may nest inside each other in a type table (a table whose
+/// types nest deeper is refused before a schema is extracted from it).
 pub const MAX_DEPTH: usize = 32;
+
+/// The longest full type name (with its template arguments) a type table may give a type;
+/// [`TypeTable::full_name`] spells out no more. The corpus and sample tables' longest is 104
+/// characters.
+pub const MAX_NAME: usize = 512;
+
+/// What one type of a table is charged against a read's memory limit besides its
+/// [`TagType`]: its facts, and its class in the schema extracted from the table.
+const TYPE_COST: u64 = 512;
+/// What one member of a type body is charged besides its [`TagMember`] and name: its member
+/// in the extracted schema, its flattened member and its record binding.
+const MEMBER_COST: u64 = 320;
 
 /// A template parameter: `t…` names take a type index, `v…` names an integer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,22 +94,37 @@ pub struct TypeTable {
     pub hash_order: Vec<u64>,
 }
 
-fn strings(data: &[u8], sec: &Section) -> Vec<String> {
+/// The NUL-separated strings of `sec`, charged to `budget` before they are made.
+fn strings(data: &[u8], sec: &Section, budget: &mut Budget) -> Result<Vec<String>> {
     let (o, n) = sec.payload();
-    data[o as usize..(o + n) as usize]
+    let bytes = &data[o as usize..(o + n) as usize];
+    let count = bytes.iter().filter(|&&b| b == 0).count() as u64 + 1;
+    budget.charge(
+        count.saturating_mul(std::mem::size_of::<String>() as u64) + n,
+        o,
+    )?;
+    Ok(bytes
         .split(|&b| b == 0)
         .map(|s| String::from_utf8_lossy(s).into_owned())
-        .collect()
+        .collect())
 }
 
-struct Reader<'a> {
+struct Reader<'a, 'b> {
     data: &'a [u8],
     pos: usize,
     base: u64,
     tag: &'static str,
+    budget: &'b mut Budget,
 }
 
-impl Reader<'_> {
+impl Reader<'_, '_> {
+    /// Charges `count` entries of `each` bytes found at `at`.
+    fn charge(&mut self, count: u64, each: u64, at: u64) -> Result<()> {
+        self.budget
+            .charge_n(count, each, at)
+            .map_err(|e| e.in_(self.tag))
+    }
+
     fn v(&mut self) -> Result<u64> {
         varint::read(self.data, &mut self.pos, self.base).map_err(|e| e.in_(self.tag))
     }
@@ -110,6 +138,16 @@ impl Reader<'_> {
             );
         }
         Ok(v)
+    }
+
+    /// The string of `table` the next varint names, charged (three times: the schema
+    /// extracted from the table and the graph's messages copy names again) before it is
+    /// copied.
+    fn name(&mut self, table: &[String], what: &str) -> Result<String> {
+        let at = self.base + self.pos as u64;
+        let s = &table[self.index(table.len(), what)? as usize];
+        self.charge(3, s.len() as u64, at)?;
+        Ok(s.clone())
     }
 
     fn count(&mut self) -> Result<usize> {
@@ -135,12 +173,24 @@ impl Reader<'_> {
 }
 
 impl TypeTable {
-    /// Decodes the TYPE section `ty` of `data`.
+    /// Decodes the TYPE section `ty` of `data`, within the default [`Limits`].
+    ///
+    /// # Errors
+    /// As [`TypeTable::parse_within`].
+    pub fn parse(data: &[u8], ty: &Section) -> Result<TypeTable> {
+        let mut budget = Budget::new(&Limits::default(), data.len() as u64);
+        Self::parse_within(data, ty, &mut budget)
+    }
+
+    /// Decodes the TYPE section `ty` of `data`, charging `budget` for every type, member
+    /// and string before it is made (and for what the reader later derives from each:
+    /// facts, schema classes and members, bindings).
     ///
     /// # Errors
     /// A missing subsection, an index out of range, a count larger than the bytes left,
-    /// non-zero padding, or an `opt` bit hk does not know — each with its offset.
-    pub fn parse(data: &[u8], ty: &Section) -> Result<TypeTable> {
+    /// non-zero padding, an `opt` bit hk does not know, or a table past the memory limit —
+    /// each with its offset.
+    pub fn parse_within(data: &[u8], ty: &Section, budget: &mut Budget) -> Result<TypeTable> {
         let sub = |tags: &[&[u8; 4]]| -> Result<&Section> {
             tags.iter().find_map(|t| ty.child(t)).ok_or_else(|| {
                 Error::invalid(
@@ -149,25 +199,42 @@ impl TypeTable {
                 )
             })
         };
-        let tstr = strings(data, sub(&[b"TSTR", b"TST1"])?);
-        let fstr = strings(data, sub(&[b"FSTR", b"FST1"])?);
-        let reader = |s: &Section, tag: &'static str| {
+        let tstr = strings(data, sub(&[b"TSTR", b"TST1"])?, budget)?;
+        let fstr = strings(data, sub(&[b"FSTR", b"FST1"])?, budget)?;
+        fn reader<'a, 'b>(
+            data: &'a [u8],
+            s: &Section,
+            tag: &'static str,
+            budget: &'b mut Budget,
+        ) -> Reader<'a, 'b> {
             let (o, n) = s.payload();
             Reader {
                 data: &data[o as usize..(o + n) as usize],
                 pos: 0,
                 base: o,
                 tag,
+                budget,
             }
-        };
-        // TNAM: v(N+1), then name, param count and params of types 1..N.
-        let mut r = reader(sub(&[b"TNAM", b"TNA1"])?, "TNAM");
+        }
+        // TNAM: v(N+1), then name, param count and params of types 1..N. The types are
+        // charged before they are allocated: a count that fits the bytes left may still ask
+        // for far more memory than the file is worth.
+        let mut r = reader(data, sub(&[b"TNAM", b"TNA1"])?, "TNAM", budget);
+        let at = r.base;
         let n = r.count()?;
+        r.charge(
+            n.max(1) as u64,
+            std::mem::size_of::<TagType>() as u64 + TYPE_COST,
+            at,
+        )?;
         let mut types = vec![TagType::default(); n.max(1)];
         for t in types.iter_mut().skip(1) {
-            t.name = tstr[r.index(tstr.len(), "type name")? as usize].clone();
-            for _ in 0..r.count()? {
-                let name = tstr[r.index(tstr.len(), "parameter name")? as usize].clone();
+            t.name = r.name(&tstr, "type name")?;
+            let at = r.base + r.pos as u64;
+            let params = r.count()?;
+            r.charge(params as u64, std::mem::size_of::<Param>() as u64 + 32, at)?;
+            for _ in 0..params {
+                let name = r.name(&tstr, "parameter name")?;
                 let value = if name.starts_with('t') {
                     r.index(n, "template type")?
                 } else {
@@ -183,7 +250,7 @@ impl TypeTable {
             ));
         }
         // TBOD: records until the padding.
-        let mut r = reader(sub(&[b"TBOD", b"TBDY"])?, "TBOD");
+        let mut r = reader(data, sub(&[b"TBOD", b"TBDY"])?, "TBOD", budget);
         let mut body_order = Vec::new();
         while r.pos < r.data.len() {
             let at = r.base + r.pos as u64;
@@ -220,9 +287,16 @@ impl TypeTable {
                 b.flags = Some(r.v()?);
             }
             if opt & 0x20 != 0 {
-                let mut members = Vec::new();
-                for _ in 0..r.count()? {
-                    let name = fstr[r.index(fstr.len(), "member name")? as usize].clone();
+                let at = r.base + r.pos as u64;
+                let count = r.count()?;
+                r.charge(
+                    count as u64,
+                    std::mem::size_of::<TagMember>() as u64 + MEMBER_COST,
+                    at,
+                )?;
+                let mut members = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let name = r.name(&fstr, "member name")?;
                     let flags = r.v()?;
                     let extra = if flags & 0x80 != 0 {
                         Some(r.v()?)
@@ -240,8 +314,11 @@ impl TypeTable {
                 b.members = Some(members);
             }
             if opt & 0x40 != 0 {
-                let mut ifaces = Vec::new();
-                for _ in 0..r.count()? {
+                let at = r.base + r.pos as u64;
+                let count = r.count()?;
+                r.charge(count as u64, 16, at)?;
+                let mut ifaces = Vec::with_capacity(count);
+                for _ in 0..count {
                     ifaces.push((r.index(n, "interface")?, r.v()?));
                 }
                 b.interfaces = Some(ifaces);
@@ -255,7 +332,7 @@ impl TypeTable {
             body_order.push(ti);
         }
         // THSH: v(count), then type index and u32 LE hash.
-        let mut r = reader(sub(&[b"THSH"])?, "THSH");
+        let mut r = reader(data, sub(&[b"THSH"])?, "THSH", budget);
         let mut hash_order = Vec::new();
         for _ in 0..r.count()? {
             let ti = r.index(n, "hashed type")?;
@@ -268,42 +345,122 @@ impl TypeTable {
             r.pos += 4;
             hash_order.push(ti);
         }
-        Ok(TypeTable {
+        let table = TypeTable {
             types,
             body_order,
             hash_order,
-        })
+        };
+        // Full names are spelled out for classes, member classes and messages: charged,
+        // and bounded (template arguments can make a name of a few bytes of TNAM spell out
+        // thousands of characters).
+        let names_at = sub(&[b"TNAM", b"TNA1"])?.offset;
+        let lengths = table.name_lengths();
+        if let Some(t) = (1..lengths.len()).find(|&t| lengths[t] > MAX_NAME as u64) {
+            return Err(Error::invalid(
+                names_at,
+                format!(
+                    "type {t} has a full name of {} characters or more, longer than {MAX_NAME}: {}",
+                    lengths[t],
+                    table.full_name(t as u64)
+                ),
+            )
+            .in_("TNAM"));
+        }
+        let members: u64 = table
+            .types
+            .iter()
+            .filter_map(|t| t.body.as_ref()?.members.as_ref())
+            .flatten()
+            .map(|m| lengths.get(m.ty as usize).copied().unwrap_or(0))
+            .sum();
+        budget.charge(2 * (lengths.iter().sum::<u64>() + members), names_at)?;
+        Ok(table)
+    }
+
+    /// The length of every type's [`TypeTable::full_name`], at most (a value's digits count
+    /// 20), counted up to a little past [`MAX_NAME`] and to 16 nested arguments.
+    fn name_lengths(&self) -> Vec<u64> {
+        fn len(table: &TypeTable, t: usize, memo: &mut [Option<u64>], depth: u32) -> u64 {
+            if let Some(Some(n)) = memo.get(t) {
+                return *n;
+            }
+            let Some(ty) = table.types.get(t) else {
+                return 4;
+            };
+            if depth > 16 {
+                return 3;
+            }
+            let mut n = ty.name.len() as u64;
+            if !ty.params.is_empty() {
+                n += 2 * ty.params.len() as u64;
+                for p in &ty.params {
+                    // Past the bound the exact length does not matter: stopping keeps the
+                    // work per name proportional to the bound.
+                    if n > MAX_NAME as u64 {
+                        break;
+                    }
+                    n = n.saturating_add(if p.name.starts_with('t') {
+                        len(table, p.value as usize, memo, depth + 1)
+                    } else {
+                        20
+                    });
+                }
+            }
+            // A name is final only when no argument was cut by the nesting bound.
+            if depth == 0 {
+                memo[t] = Some(n);
+            }
+            n
+        }
+        let mut memo = vec![None; self.types.len()];
+        for t in 0..self.types.len() {
+            len(self, t, &mut memo, 0);
+        }
+        memo.into_iter().map(Option::unwrap_or_default).collect()
     }
 
     /// The full name of type `i`, with its template arguments: `hkArray<hkaBone, ...>`.
+    /// A corrupted table can make a type its own template argument, or give types many
+    /// arguments that have many arguments: arguments nest at most 16 deep and a name stops
+    /// at [`MAX_NAME`] bytes (`…` where it was cut).
     pub fn full_name(&self, i: u64) -> String {
-        self.name_at(i, 0)
+        let mut out = String::new();
+        self.name_at(i, 0, &mut out);
+        out
     }
 
-    /// [`TypeTable::full_name`] at nesting `depth`: a corrupted table can make a type its
-    /// own template argument, so arguments nest at most 16 deep (`…` beyond).
-    fn name_at(&self, i: u64, depth: u32) -> String {
-        if depth > 16 {
-            return "…".into();
+    fn name_at(&self, i: u64, depth: u32, out: &mut String) {
+        use std::fmt::Write as _;
+        if depth > 16 || out.len() > MAX_NAME {
+            if !out.ends_with('…') {
+                out.push('…');
+            }
+            return;
         }
         let Some(t) = self.types.get(i as usize) else {
-            return format!("#{i}");
+            let _ = write!(out, "#{i}");
+            return;
         };
+        out.push_str(&t.name);
         if t.params.is_empty() {
-            return t.name.clone();
+            return;
         }
-        let args: Vec<String> = t
-            .params
-            .iter()
-            .map(|p| {
-                if p.name.starts_with('t') {
-                    self.name_at(p.value, depth + 1)
-                } else {
-                    p.value.to_string()
-                }
-            })
-            .collect();
-        format!("{}<{}>", t.name, args.join(", "))
+        out.push('<');
+        for (k, p) in t.params.iter().enumerate() {
+            if k > 0 {
+                out.push_str(", ");
+            }
+            if out.len() > MAX_NAME {
+                out.push('…');
+                break;
+            }
+            if p.name.starts_with('t') {
+                self.name_at(p.value, depth + 1, out);
+            } else {
+                let _ = write!(out, "{}", p.value);
+            }
+        }
+        out.push('>');
     }
 }
 

@@ -20,12 +20,15 @@ pub struct Decoder<'p, 'a> {
 
 impl<'p, 'a> Decoder<'p, 'a> {
     /// A decoder over `pf`.
-    pub fn new(pf: &'p Packfile<'a>, opts: ReadOptions) -> Self {
-        Decoder {
-            r: Reader::new(pf, opts),
+    ///
+    /// # Errors
+    /// As [`Reader::new`]: the file is past `opts.limits` from the start.
+    pub fn new(pf: &'p Packfile<'a>, opts: ReadOptions) -> Result<Self> {
+        Ok(Decoder {
+            r: Reader::new(pf, opts)?,
             ri: pf.rules().index(),
             endian: pf.rules().endian,
-        }
+        })
     }
 
     /// The engine.

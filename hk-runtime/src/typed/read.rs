@@ -9,10 +9,10 @@ pub use super::member::decode_array;
 use super::class::{AnyClass, Class, DecodeFn, TypedFile};
 use super::engine::{Decoder, Members};
 use super::member::Field;
-use crate::error::{ConvertError, Error, ReadError, Result};
+use crate::error::{ConvertError, Error, Result};
 use crate::graph::{ObjectId, Seg};
 use crate::packfile::read::container_info;
-use crate::packfile::reader::{ReadOptions, Violation, MAX_DEPTH};
+use crate::packfile::reader::{ReadOptions, Violation};
 use crate::packfile::{Loc, Packfile};
 
 /// Reads the members of a class from `body` (read at `at`) into `fields`, one per member
@@ -22,7 +22,7 @@ use crate::packfile::{Loc, Packfile};
 ///
 /// # Errors
 /// As the dynamic reader: a broken invariant, data past its section, nesting deeper than
-/// [`MAX_DEPTH`].
+/// [`crate::Limits::max_depth`].
 pub fn fields(
     d: &mut Decoder<'_, '_>,
     body: &[u8],
@@ -32,8 +32,8 @@ pub fn fields(
     members: Members,
     fields: &mut [&mut dyn Field],
 ) -> Result<()> {
-    if depth > MAX_DEPTH {
-        return Err(Error::read(ReadError::TooDeep(MAX_DEPTH as u32)).at(d.r.abs(at)));
+    if depth > d.r.max_depth() {
+        return Err(d.r.too_deep(at));
     }
     if fields.len() != offsets.len() || fields.len() != members.len() {
         return Err(Error::schema(
@@ -82,7 +82,7 @@ pub fn decode_packfile<A: AnyClass>(
     pf: &Packfile<'_>,
     opts: ReadOptions,
 ) -> Result<(TypedFile<A>, Vec<Violation>)> {
-    let mut d = Decoder::new(pf, opts);
+    let mut d = Decoder::new(pf, opts)?;
     let table = pf.object_table();
     // Class-name entry -> decoder, resolved once per entry.
     let mut decoders: Vec<Option<DecodeFn<A>>> = vec![None; pf.class_names.len()];

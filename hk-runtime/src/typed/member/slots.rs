@@ -538,7 +538,7 @@ pub(crate) fn pointer(
         Target::Object(id) => Some(Ptr::Object(id)),
         Target::Import(name) => Some(Ptr::Import(name.to_string())),
         Target::Interior(t) => {
-            d.r.defer(t, at, variant_class);
+            d.r.defer(t, at, variant_class)?;
             None
         }
     })
