@@ -17,6 +17,8 @@ pub enum Format {
     Json,
     /// TOML.
     Toml,
+    /// Havok XML (`<hkpackfile>`, packfiles only; docs/havok-xml.md).
+    Xml,
 }
 
 /// The dump of `doc` as text.
@@ -24,18 +26,19 @@ pub enum Format {
 /// # Errors
 /// A dump the format cannot hold.
 pub fn dump_text(doc: &hk_runtime::file::Document, format: Format) -> Result<String> {
-    let json = dump::to_json(doc);
+    let json = || dump::to_json(doc);
     Ok(match format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&json).map_err(|e| Error::Dump {
+            let mut s = serde_json::to_string_pretty(&json()).map_err(|e| Error::Dump {
                 format: "JSON",
                 message: e.to_string(),
             })?;
             s.push('\n');
             s
         }
+        Format::Xml => dump::xml::to_xml(doc)?,
         Format::Toml => {
-            toml::to_string_pretty(&dump::json_to_toml(&json)).map_err(|e| Error::Dump {
+            toml::to_string_pretty(&dump::json_to_toml(&json())).map_err(|e| Error::Dump {
                 format: "TOML",
                 message: e.to_string(),
             })?
@@ -82,15 +85,38 @@ pub fn load_dump(path: &Path) -> Result<serde_json::Value> {
     }
 }
 
-/// Writes the file the dump at `dump_path` describes to `out`.
+/// Writes the file the dump at `dump_path` describes to `out`. A Havok XML file (one that
+/// starts with `<`) builds a packfile laid out under `layout`, else the layout it names in
+/// hk's namespace, else its generation's default.
 ///
 /// # Errors
-/// The dump does not parse, names no schema the catalog has, holds a value that does not
-/// fit its member (with object and member), or `out` cannot be written.
-pub fn build(ctx: &Context, dump_path: &Path, out: &Path, o: &mut Out<'_>) -> Result<Status> {
-    let doc = load_dump(dump_path)?;
-    let (bytes, built) =
-        dump::build(&doc, ctx.schemas()).map_err(|e| Error::from(e.in_file(dump_path)))?;
+/// The dump does not parse (with line and column), names no schema the catalog has, holds
+/// a value that does not fit its member (with object and member), or `out` cannot be
+/// written.
+pub fn build(
+    ctx: &Context,
+    dump_path: &Path,
+    out: &Path,
+    layout: Option<hk_runtime::rules::LayoutRules>,
+    o: &mut Out<'_>,
+) -> Result<Status> {
+    let raw = std::fs::read(dump_path).map_err(|e| Error::io(dump_path, e))?;
+    let (bytes, built) = if dump::xml::is_xml(&raw) {
+        let text = String::from_utf8(raw).map_err(|e| Error::Dump {
+            format: "XML",
+            message: format!("{}: not UTF-8: {e}", dump_path.display()),
+        })?;
+        dump::xml::build_xml(&text, ctx.schemas(), layout)
+            .map_err(|e| Error::from(e.in_file(dump_path)))?
+    } else {
+        if layout.is_some() {
+            return Err(Error::usage(
+                "--layout applies to XML; a JSON or TOML dump states its layout in `file.layout`",
+            ));
+        }
+        let doc = load_dump(dump_path)?;
+        dump::build(&doc, ctx.schemas()).map_err(|e| Error::from(e.in_file(dump_path)))?
+    };
     std::fs::write(out, &bytes).map_err(|e| Error::io(out, e))?;
     outln!(
         o,

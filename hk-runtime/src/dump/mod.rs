@@ -9,6 +9,7 @@
 
 mod container;
 mod value;
+pub mod xml;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
