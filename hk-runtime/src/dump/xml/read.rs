@@ -124,9 +124,7 @@ fn parse(lines: &Lines<'_>) -> Result<Node> {
                 stack[top - 1].children.push(node);
             }
             Event::Text(t) => {
-                let s = t
-                    .unescape()
-                    .map_err(|e| lines.error(pos, e.to_string()))?;
+                let s = t.unescape().map_err(|e| lines.error(pos, e.to_string()))?;
                 stack[top].text.push_str(&s);
             }
             Event::CData(t) => {
@@ -182,8 +180,12 @@ pub fn from_xml(text: &str, schemas: &Schemas, layout: Option<LayoutRules>) -> R
     let schema = schemas.load(&name)?;
     let layout = match (layout, root.attr("hk:layout")) {
         (Some(l), _) => l,
-        (None, Some(tag)) => LayoutRules::from_tag(tag)
-            .ok_or_else(|| lines.error(root.pos, format!("hk:layout `{tag}` is not four layout digits")))?,
+        (None, Some(tag)) => LayoutRules::from_tag(tag).ok_or_else(|| {
+            lines.error(
+                root.pos,
+                format!("hk:layout `{tag}` is not four layout digits"),
+            )
+        })?,
         (None, None) => schema.generation.layout,
     };
     let r = XmlReader {
@@ -242,9 +244,14 @@ impl<'a> XmlReader<'a> {
                     };
                     for o in &s.children {
                         if o.name != "hkobject" {
-                            return Err(l.error(o.pos, format!("<{}> in a section (expected <hkobject>)", o.name)));
+                            return Err(l.error(
+                                o.pos,
+                                format!("<{}> in a section (expected <hkobject>)", o.name),
+                            ));
                         }
-                        let name = o.attr("name").ok_or_else(|| l.error(o.pos, "an <hkobject> without a name"))?;
+                        let name = o
+                            .attr("name")
+                            .ok_or_else(|| l.error(o.pos, "an <hkobject> without a name"))?;
                         if self.names.insert(name, objects.len() as u64).is_some() {
                             return Err(l.error(o.pos, format!("two objects are named `{name}`")));
                         }
@@ -257,7 +264,9 @@ impl<'a> XmlReader<'a> {
         }
         let mut list = Vec::with_capacity(objects.len());
         for (n, (o, section)) in objects.iter().enumerate() {
-            let class_name = o.attr("class").ok_or_else(|| l.error(o.pos, "an <hkobject> without a class"))?;
+            let class_name = o
+                .attr("class")
+                .ok_or_else(|| l.error(o.pos, "an <hkobject> without a class"))?;
             let class = self
                 .schema
                 .require(class_name)
@@ -266,30 +275,47 @@ impl<'a> XmlReader<'a> {
             list.push(json!({"id": n, "class": class_name, "section": section, "fields": fields}));
         }
         let root_id = match root.attr("toplevelobject") {
-            Some(name) => *self
-                .names
-                .get(name)
-                .ok_or_else(|| l.error(root.pos, format!("toplevelobject `{name}` names no object")))?,
+            Some(name) => *self.names.get(name).ok_or_else(|| {
+                l.error(root.pos, format!("toplevelobject `{name}` names no object"))
+            })?,
             None => 0,
         };
         let mut class_names = None;
         let mut exports = Vec::new();
         let mut flags = Vec::new();
         for e in &root.children {
-            let attr = |k: &str| e.attr(k).ok_or_else(|| l.error(e.pos, format!("<{}> has no `{k}`", e.name)));
+            let attr = |k: &str| {
+                e.attr(k)
+                    .ok_or_else(|| l.error(e.pos, format!("<{}> has no `{k}`", e.name)))
+            };
             let object = |k: &str| -> Result<u64> {
                 let name = attr(k)?;
-                self.names.get(name).copied().ok_or_else(|| l.error(e.pos, format!("`{name}` names no object")))
+                self.names
+                    .get(name)
+                    .copied()
+                    .ok_or_else(|| l.error(e.pos, format!("`{name}` names no object")))
             };
             match e.name.as_str() {
                 "hk:classnames" => {
-                    let names: Result<Vec<&str>> = e.children.iter().map(|c| c.attr("name").ok_or_else(|| l.error(c.pos, "<hk:class> has no name"))).collect();
+                    let names: Result<Vec<&str>> = e
+                        .children
+                        .iter()
+                        .map(|c| {
+                            c.attr("name")
+                                .ok_or_else(|| l.error(c.pos, "<hk:class> has no name"))
+                        })
+                        .collect();
                     class_names = Some(names?);
                 }
-                "hk:export" => exports.push(json!({"object": object("object")?, "name": attr("name")?})),
+                "hk:export" => {
+                    exports.push(json!({"object": object("object")?, "name": attr("name")?}))
+                }
                 "hk:capacity" => {
-                    let f = parse_int(attr("flags")?).ok_or_else(|| l.error(e.pos, "bad capacity flags"))?;
-                    flags.push(json!({"object": object("object")?, "path": attr("path")?, "flags": f}));
+                    let f = parse_int(attr("flags")?)
+                        .ok_or_else(|| l.error(e.pos, "bad capacity flags"))?;
+                    flags.push(
+                        json!({"object": object("object")?, "path": attr("path")?, "flags": f}),
+                    );
                 }
                 _ => {}
             }
@@ -297,7 +323,9 @@ impl<'a> XmlReader<'a> {
         let predicates = match root.attr("hk:predicates") {
             Some(p) => {
                 let (max, block) = p.split_once(' ').unwrap_or((p, ""));
-                let max: i64 = max.parse().map_err(|_| l.error(root.pos, "bad hk:predicates"))?;
+                let max: i64 = max
+                    .parse()
+                    .map_err(|_| l.error(root.pos, "bad hk:predicates"))?;
                 hex_bytes(block).ok_or_else(|| l.error(root.pos, "bad hk:predicates"))?;
                 json!({"max": max, "block": block})
             }
@@ -327,7 +355,10 @@ impl<'a> XmlReader<'a> {
         from_json(&doc, self.schema).map_err(|e| match e.path().first() {
             Some(p) => {
                 // Name the object as the XML does.
-                let n: Option<usize> = p.strip_prefix("object #").and_then(|r| r.split(' ').next()).and_then(|d| d.parse().ok());
+                let n: Option<usize> = p
+                    .strip_prefix("object #")
+                    .and_then(|r| r.split(' ').next())
+                    .and_then(|d| d.parse().ok());
                 match n.and_then(|n| objects.get(n)) {
                     Some((o, _)) => e.in_(format!("line {}", self.line_of(o.pos))),
                     None => e,
@@ -349,11 +380,22 @@ impl<'a> XmlReader<'a> {
         let mut given: HashMap<&str, &Node> = HashMap::new();
         for p in &node.children {
             if p.name != "hkparam" {
-                return Err(l.error(p.pos, format!("<{}> in an object (expected <hkparam>)", p.name)));
+                return Err(l.error(
+                    p.pos,
+                    format!("<{}> in an object (expected <hkparam>)", p.name),
+                ));
             }
-            let name = p.attr("name").ok_or_else(|| l.error(p.pos, "an <hkparam> without a name"))?;
-            if !members.iter().any(|m| self.schema.member_of(m).name == name) {
-                return Err(l.error(p.pos, format!("`{}` has no member `{name}`", self.schema.name_of(c))));
+            let name = p
+                .attr("name")
+                .ok_or_else(|| l.error(p.pos, "an <hkparam> without a name"))?;
+            if !members
+                .iter()
+                .any(|m| self.schema.member_of(m).name == name)
+            {
+                return Err(l.error(
+                    p.pos,
+                    format!("`{}` has no member `{name}`", self.schema.name_of(c)),
+                ));
             }
             if given.insert(name, p).is_some() {
                 return Err(l.error(p.pos, format!("member `{name}` is given twice")));
@@ -365,7 +407,10 @@ impl<'a> XmlReader<'a> {
             let owner = self.schema.name_of(fm.owner);
             let v = match given.get(m.name.as_str()) {
                 Some(p) => self.param((owner, m), &fm.shape, p).map_err(|e| {
-                    if matches!(e.kind(), crate::error::ErrorKind::Write(WriteError::Xml { .. })) {
+                    if matches!(
+                        e.kind(),
+                        crate::error::ErrorKind::Write(WriteError::Xml { .. })
+                    ) {
                         e
                     } else {
                         l.error(p.pos, format!("{owner}.{}: {e}", m.name))
@@ -393,7 +438,10 @@ impl<'a> XmlReader<'a> {
                 let items = self.elements(m, elem, p)?;
                 if let Some(n) = p.attr("numelements") {
                     if n.parse::<usize>().ok() != Some(items.len()) {
-                        return Err(l.error(p.pos, format!("numelements=\"{n}\" but {} elements", items.len())));
+                        return Err(l.error(
+                            p.pos,
+                            format!("numelements=\"{n}\" but {} elements", items.len()),
+                        ));
                     }
                 }
                 Ok(Json::Array(items))
@@ -405,7 +453,10 @@ impl<'a> XmlReader<'a> {
                     [] if matches!(shape, Shape::Void | Shape::Unsupported(_)) => Ok(Json::Null),
                     [t] => self.leaf(m, shape, t),
                     _ if matches!(shape, Shape::Floats(_)) => self.floats(shape, &tokens),
-                    _ => Err(bad(format!("expected one value, found `{}`", p.text.trim()))),
+                    _ => Err(bad(format!(
+                        "expected one value, found `{}`",
+                        p.text.trim()
+                    ))),
                 }
             }
         }
@@ -419,7 +470,10 @@ impl<'a> XmlReader<'a> {
                 .iter()
                 .map(|o| {
                     if o.name != "hkobject" {
-                        return Err(l.error(o.pos, format!("<{}> in an array of structs (expected <hkobject>)", o.name)));
+                        return Err(l.error(
+                            o.pos,
+                            format!("<{}> in an array of structs (expected <hkobject>)", o.name),
+                        ));
                     }
                     self.fields(*c, o)
                 })
@@ -428,12 +482,12 @@ impl<'a> XmlReader<'a> {
             Shape::Floats(n) => {
                 let tokens = tokens(&p.text);
                 let per = usize::from(*n).div_ceil(4).max(1);
-                tokens
-                    .chunks(per)
-                    .map(|c| self.floats(elem, c))
-                    .collect()
+                tokens.chunks(per).map(|c| self.floats(elem, c)).collect()
             }
-            _ => tokens(&p.text).iter().map(|t| self.leaf(m, elem, t)).collect(),
+            _ => tokens(&p.text)
+                .iter()
+                .map(|t| self.leaf(m, elem, t))
+                .collect(),
         }
     }
 
@@ -466,7 +520,9 @@ impl<'a> XmlReader<'a> {
             Token::Word(w) => *w,
             Token::Group(items) => {
                 return match (shape, items.as_slice()) {
-                    (Shape::Variant, [o, c]) => Ok(json!({"object": self.pointer(o)?, "class": self.pointer(c)?})),
+                    (Shape::Variant, [o, c]) => {
+                        Ok(json!({"object": self.pointer(o)?, "class": self.pointer(c)?}))
+                    }
                     (Shape::Floats(_), _) => self.floats(shape, std::slice::from_ref(t)),
                     _ => Err(bad(format!("unexpected `({})`", items.join(" ")))),
                 }
@@ -476,7 +532,9 @@ impl<'a> XmlReader<'a> {
             Shape::Bool => match word {
                 "true" => Ok(json!(true)),
                 "false" => Ok(json!(false)),
-                w => parse_int(w).map(|n| json!(n)).ok_or_else(|| bad(format!("`{w}` is not true or false"))),
+                w => parse_int(w)
+                    .map(|n| json!(n))
+                    .ok_or_else(|| bad(format!("`{w}` is not true or false"))),
             },
             Shape::Int { signed, .. } => {
                 if !signed {
@@ -485,8 +543,18 @@ impl<'a> XmlReader<'a> {
                     }
                 }
                 enum_value(self.schema, m.0, m.1, word)
-                    .map(|n| if n < 0 && !signed { json!(n as u64) } else { json!(n) })
-                    .ok_or_else(|| bad(format!("`{word}` is not a number or a name of the member's enum")))
+                    .map(|n| {
+                        if n < 0 && !signed {
+                            json!(n as u64)
+                        } else {
+                            json!(n)
+                        }
+                    })
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "`{word}` is not a number or a name of the member's enum"
+                        ))
+                    })
             }
             Shape::ULong => word
                 .parse::<u64>()
@@ -497,7 +565,10 @@ impl<'a> XmlReader<'a> {
             Shape::Real | Shape::Half => float(word),
             Shape::Pointer => self.pointer(word),
             Shape::Variant => Ok(json!({"object": self.pointer(word)?, "class": null})),
-            _ => Err(bad(format!("`{word}` where the member takes {}", shape.describe(self.schema)))),
+            _ => Err(bad(format!(
+                "`{word}` where the member takes {}",
+                shape.describe(self.schema)
+            ))),
         }
     }
 
@@ -535,7 +606,9 @@ fn float(w: &str) -> Result<Json> {
         Some(s) if w.starts_with('-') => -s,
         Some(s) => s,
         None => {
-            let f: f32 = w.parse().map_err(|_| bad(format!("`{w}` is not a number")))?;
+            let f: f32 = w
+                .parse()
+                .map_err(|_| bad(format!("`{w}` is not a number")))?;
             if !f.is_finite() {
                 return Err(bad(format!("`{w}` is out of the f32 range")));
             }
@@ -602,7 +675,10 @@ fn default(schema: &Schema, shape: &Shape) -> Json {
             let mut m = Map::new();
             if let Ok(ms) = schema.members(*c) {
                 for fm in ms.iter() {
-                    m.insert(schema.member_of(fm).name.clone(), default(schema, &fm.shape));
+                    m.insert(
+                        schema.member_of(fm).name.clone(),
+                        default(schema, &fm.shape),
+                    );
                 }
             }
             Json::Object(m)

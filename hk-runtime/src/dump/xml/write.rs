@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value as Json;
 
-use super::{enum_text, hex_flags, object_name, NULL_STRING, NS};
+use super::{enum_text, hex_flags, object_name, NS, NULL_STRING};
 use crate::dump::{is_null, to_json};
 use crate::error::{Error, Result, WriteError};
 use crate::file::{Document, Origin};
@@ -244,7 +244,12 @@ impl W<'_> {
                 self.open(depth, &m.name, "");
                 let _ = writeln!(self.out, "\n{}<hkobject>", tabs(depth + 1));
                 self.fields(depth + 2, *c, v)?;
-                let _ = writeln!(self.out, "{}</hkobject>\n{}</hkparam>", tabs(depth + 1), tabs(depth));
+                let _ = writeln!(
+                    self.out,
+                    "{}</hkobject>\n{}</hkparam>",
+                    tabs(depth + 1),
+                    tabs(depth)
+                );
                 Ok(())
             }
             Shape::Array(_, elem) | Shape::CArray(_, elem) => {
@@ -294,7 +299,11 @@ impl W<'_> {
             Shape::String => {
                 for x in items {
                     let (attrs, text) = string(x);
-                    let _ = writeln!(self.out, "{}<hkcstring{attrs}>{text}</hkcstring>", tabs(depth));
+                    let _ = writeln!(
+                        self.out,
+                        "{}<hkcstring{attrs}>{text}</hkcstring>",
+                        tabs(depth)
+                    );
                 }
             }
             Shape::Array(..) | Shape::CArray(..) | Shape::Void | Shape::Unsupported(_) => {
