@@ -538,7 +538,7 @@ impl<'a> XmlReader<'a> {
             },
             Shape::Int { signed, .. } => {
                 if !signed {
-                    if let Some(u) = word.parse::<u64>().ok() {
+                    if let Ok(u) = word.parse::<u64>() {
                         return Ok(json!(u));
                     }
                 }
