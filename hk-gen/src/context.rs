@@ -140,16 +140,15 @@ impl Context {
         &self.games
     }
 
-    /// Reads the Havok file at `path` (any container) with the one schema-selection rule.
+    /// Reads the Havok file at `path` (any container, or Havok XML) with the one
+    /// schema-selection rule.
     ///
     /// # Errors
-    /// As [`hk_runtime::file::open_path`].
+    /// As [`Context::open_file_or_xml`].
     pub fn open(&self, path: &Path, lenient: bool) -> Result<Document> {
-        Ok(file::open_path(
-            path,
-            &self.schemas,
-            ReadOptions { lenient },
-        )?)
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        self.open_file_or_xml(&bytes, lenient)
+            .map_err(|e| e.in_file(path))
     }
 
     /// Reads a Havok file from its bytes, as [`Context::open`].
@@ -158,6 +157,21 @@ impl Context {
     /// As [`hk_runtime::file::open`].
     pub fn open_bytes(&self, bytes: &[u8], lenient: bool) -> Result<Document> {
         Ok(file::open(bytes, &self.schemas, ReadOptions { lenient })?)
+    }
+
+    /// Reads a Havok file, or Havok XML (`<hkpackfile>`) as the packfile it describes.
+    ///
+    /// # Errors
+    /// As [`Context::open_bytes`] and [`hk_runtime::dump::xml::from_xml`].
+    pub fn open_file_or_xml(&self, bytes: &[u8], lenient: bool) -> Result<Document> {
+        if hk_runtime::dump::xml::is_xml(bytes) {
+            let text = std::str::from_utf8(bytes).map_err(|e| Error::Dump {
+                format: "XML",
+                message: format!("not UTF-8: {e}"),
+            })?;
+            return Ok(hk_runtime::dump::xml::open_xml(text, &self.schemas, None)?);
+        }
+        self.open_bytes(bytes, lenient)
     }
 
     /// The generation a packfile's header matches (the catalog's rule, as

@@ -753,11 +753,19 @@ fn xml_dump_builds_back_and_for_another_platform() {
     ]);
     assert_eq!(code, 0, "{text}{err}");
     let written = std::fs::read_to_string(&xml).unwrap();
-    assert!(written.contains("<hkpackfile classversion=\"7\""), "{written:.300}");
+    assert!(
+        written.contains("<hkpackfile classversion=\"7\""),
+        "{written:.300}"
+    );
     assert!(written.contains("<hkparam name=\"parentIndices\" numelements="));
     for (layout, want) in [(None, "[4011]"), (Some("win64"), "[8101]")] {
         let built = out.join(format!("built{want}.hkx"));
-        let mut args = vec!["build", xml.to_str().unwrap(), "-o", built.to_str().unwrap()];
+        let mut args = vec![
+            "build",
+            xml.to_str().unwrap(),
+            "-o",
+            built.to_str().unwrap(),
+        ];
         if let Some(l) = layout {
             args.extend(["--layout", l]);
         }
@@ -766,6 +774,19 @@ fn xml_dump_builds_back_and_for_another_platform() {
         let sdk = std::fs::read(dir.join(format!("allosaur{want}.hkx"))).unwrap();
         assert!(std::fs::read(&built).unwrap() == sdk, "{want}");
     }
+    // `hk convert` reads XML too.
+    let converted = out.join("converted.hkx");
+    let (code, text, err) = hk(&[
+        "convert",
+        xml.to_str().unwrap(),
+        "-o",
+        converted.to_str().unwrap(),
+        "--layout",
+        "8101",
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    let sdk = std::fs::read(dir.join("allosaur[8101].hkx")).unwrap();
+    assert!(std::fs::read(&converted).unwrap() == sdk, "convert");
     // A mistyped tag is an error with its line and column.
     std::fs::write(&xml, written.replacen("</hkparam>", "</hkparan>", 1)).unwrap();
     let (code, _, err) = hk(&["build", xml.to_str().unwrap(), "-o", "never.hkx"]);

@@ -13,6 +13,8 @@ mod read;
 mod write;
 
 pub use read::{from_xml, is_xml};
+
+use crate::file::{Document, Origin, SchemaChoice};
 pub use write::to_xml;
 
 use serde_json::Value as Json;
@@ -132,4 +134,29 @@ pub fn build_xml(
     };
     let bytes = crate::packfile::write::write(&built.graph, info)?;
     Ok((bytes, built))
+}
+
+/// An XML text read as a document, as if it were the packfile it describes (what `hk
+/// info`, `hk diff`, `hk dump` and `hk convert` read XML as).
+///
+/// # Errors
+/// As [`from_xml`].
+pub fn open_xml(text: &str, schemas: &Schemas, layout: Option<LayoutRules>) -> Result<Document> {
+    let built = from_xml(text, schemas, layout)?;
+    let BuiltContainer::Packfile(info) = built.container else {
+        return Err(crate::error::Error::write(
+            crate::error::WriteError::Invalid("XML builds packfiles".into()),
+        ));
+    };
+    let name = built.graph.schema().generation.name.clone();
+    let matched = schemas
+        .catalog()
+        .packfile(info.file_version, &info.contents_version)
+        .map_or(crate::schema::catalog::Match::Exact, |(_, m)| m);
+    Ok(Document {
+        graph: built.graph,
+        origin: Origin::Packfile(info),
+        schema: SchemaChoice::Generation { name, matched },
+        violations: Vec::new(),
+    })
 }
