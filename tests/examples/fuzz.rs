@@ -204,6 +204,12 @@ fn fuzz_xml(corpus: &std::path::Path, rounds: usize) {
                 Err(_) => save_crash(f, bad.as_bytes(), &format!("hk-fuzz-crash-xml-{tried}.xml")),
             }
         }
+        // Progress, so a run stopped early still says how far it got.
+        println!(
+            "  {tried} tried, {:.0} s: {}",
+            start.elapsed().as_secs_f64(),
+            f.display()
+        );
     }
     println!(
         "{tried} mutated XML files tried over {} inputs ({read_ok} still built) in {:.1} s",

@@ -360,7 +360,11 @@ impl<'a> XmlReader<'a> {
                     .and_then(|r| r.split(' ').next())
                     .and_then(|d| d.parse().ok());
                 match n.and_then(|n| objects.get(n)) {
-                    Some((o, _)) => e.in_(format!("line {}", self.line_of(o.pos))),
+                    Some((o, _)) => e.in_(format!(
+                        "line {}, object {}",
+                        self.line_of(o.pos),
+                        o.attr("name").unwrap_or("?")
+                    )),
                     None => e,
                 }
             }

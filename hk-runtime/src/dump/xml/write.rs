@@ -150,7 +150,11 @@ impl W<'_> {
             let _ = write!(self.out, " hk:usertag=\"{}\"", info.user_tag);
         }
         if info.flags != 0 {
-            let _ = write!(self.out, " hk:flags=\"{}\"", info.flags);
+            let _ = write!(
+                self.out,
+                " hk:flags=\"{}\"",
+                hex_flags(u64::from(info.flags))
+            );
         }
         if info.sections != super::DEFAULT_SECTIONS
             || info.class_names_section != 0
