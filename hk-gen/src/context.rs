@@ -133,17 +133,15 @@ impl Context {
             .with_limits(self.limits)
     }
 
-    /// Reads the Havok file at `path` (any container) with the one schema-selection rule,
-    /// within the context's limits.
+    /// Reads the Havok file at `path` (any container, or Havok XML) with the one
+    /// schema-selection rule, within the context's limits.
     ///
     /// # Errors
-    /// As [`hk_runtime::file::open_path`].
+    /// As [`Context::open_file_or_xml`].
     pub fn open(&self, path: &Path, lenient: bool) -> Result<Document> {
-        Ok(file::open_path(
-            path,
-            &self.schemas,
-            self.read_options(lenient),
-        )?)
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        self.open_file_or_xml(&bytes, lenient)
+            .map_err(|e| e.in_file(path))
     }
 
     /// Reads a Havok file from its bytes, as [`Context::open`].
@@ -156,6 +154,21 @@ impl Context {
             &self.schemas,
             self.read_options(lenient),
         )?)
+    }
+
+    /// Reads a Havok file, or Havok XML (`<hkpackfile>`) as the packfile it describes.
+    ///
+    /// # Errors
+    /// As [`Context::open_bytes`] and [`hk_runtime::dump::xml::from_xml`].
+    pub fn open_file_or_xml(&self, bytes: &[u8], lenient: bool) -> Result<Document> {
+        if hk_runtime::dump::xml::is_xml(bytes) {
+            let text = std::str::from_utf8(bytes).map_err(|e| Error::Dump {
+                format: "XML",
+                message: format!("not UTF-8: {e}"),
+            })?;
+            return Ok(hk_runtime::dump::xml::open_xml(text, &self.schemas, None)?);
+        }
+        self.open_bytes(bytes, lenient)
     }
 
     /// The generation that reads a packfile's objects by the selection rule, without the

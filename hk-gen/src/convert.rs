@@ -64,7 +64,7 @@ pub struct Options {
 /// # Errors
 /// The file does not read, or does not convert.
 pub fn convert_bytes(ctx: &Context, data: &[u8], opts: &Options) -> Result<Vec<u8>> {
-    let mut doc = ctx.open_bytes(data, opts.lenient)?;
+    let mut doc = ctx.open_file_or_xml(data, opts.lenient)?;
     Ok(hk_runtime::convert::convert(&mut doc, opts.layout)?)
 }
 

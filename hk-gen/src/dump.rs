@@ -18,13 +18,15 @@ pub enum Format {
     Json,
     /// TOML.
     Toml,
+    /// Havok XML (`<hkpackfile>`, packfiles only; docs/havok-xml.md).
+    Xml,
 }
 
 /// Writes the dump of `doc` to `w`: JSON straight from the graph as it is made, TOML
 /// (whose writer builds the whole text) at once.
 ///
 /// # Errors
-/// A dump the TOML writer refuses, or `w` refuses the text ([`Error::Output`]).
+/// A dump the TOML or XML writer refuses, or `w` refuses the text ([`Error::Output`]).
 pub fn write_dump(
     doc: &hk_runtime::file::Document,
     format: Format,
@@ -35,6 +37,9 @@ pub fn write_dump(
         Format::Json => dump::write_json(doc, &mut w).map_err(Error::Output)?,
         Format::Toml => w
             .write_all(dump::to_toml(doc)?.as_bytes())
+            .map_err(Error::Output)?,
+        Format::Xml => w
+            .write_all(dump::xml::to_xml(doc)?.as_bytes())
             .map_err(Error::Output)?,
     }
     w.flush().map_err(Error::Output)
@@ -80,13 +85,37 @@ pub fn read_dump(ctx: &Context, path: &Path) -> Result<dump::Built> {
     Ok(dump::read(&text, format, ctx.schemas()).map_err(|e| e.in_file(path))?)
 }
 
-/// Writes the file the dump at `dump_path` describes to `out`.
+/// Writes the file the dump at `dump_path` describes to `out`. A Havok XML file (one that
+/// starts with `<`) builds a packfile laid out under `layout`, else the layout it names in
+/// hk's namespace, else its generation's default.
 ///
 /// # Errors
-/// As [`read_dump`], what the writers refuse, or `out` cannot be written.
-pub fn build(ctx: &Context, dump_path: &Path, out: &Path, o: &mut Out<'_>) -> Result<Status> {
-    let built = read_dump(ctx, dump_path)?;
-    let bytes = dump::write_built(&built).map_err(|e| Error::from(e.in_file(dump_path)))?;
+/// As [`read_dump`], the XML reader, what the writers refuse, or `out` cannot be written.
+pub fn build(
+    ctx: &Context,
+    dump_path: &Path,
+    out: &Path,
+    layout: Option<hk_runtime::rules::LayoutRules>,
+    o: &mut Out<'_>,
+) -> Result<Status> {
+    let raw = std::fs::read(dump_path).map_err(|e| Error::io(dump_path, e))?;
+    let (bytes, built) = if dump::xml::is_xml(&raw) {
+        let text = String::from_utf8(raw).map_err(|e| Error::Dump {
+            format: "XML",
+            message: format!("{}: not UTF-8: {e}", dump_path.display()),
+        })?;
+        dump::xml::build_xml(&text, ctx.schemas(), layout)
+            .map_err(|e| Error::from(e.in_file(dump_path)))?
+    } else {
+        if layout.is_some() {
+            return Err(Error::usage(
+                "--layout applies to XML; a JSON or TOML dump states its layout in `file.layout`",
+            ));
+        }
+        let built = read_dump(ctx, dump_path)?;
+        let bytes = dump::write_built(&built).map_err(|e| Error::from(e.in_file(dump_path)))?;
+        (bytes, built)
+    };
     std::fs::write(out, &bytes).map_err(|e| Error::io(out, e))?;
     outln!(
         o,

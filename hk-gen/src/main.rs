@@ -120,7 +120,7 @@ enum Command {
     },
     /// Turn a dump back into a binary file.
     Build {
-        /// A dump written by `hk dump` (JSON or TOML).
+        /// A dump written by `hk dump` (JSON or TOML), or Havok XML (`<hkpackfile>`).
         dump: PathBuf,
         /// The file to write.
         #[arg(short, long)]
@@ -129,6 +129,11 @@ enum Command {
         /// the name of one among the schemas (built in, or under --schemas).
         #[arg(long, value_name = "DIR|NAME")]
         schema: Option<PathBuf>,
+        /// Layout of a packfile built from XML: four digits (pointer size, little endian,
+        /// reuse padding, empty base, e.g. 4011) or a platform (win32, ps3, ...). Default:
+        /// the layout the XML names, else the generation's.
+        #[arg(long)]
+        layout: Option<String>,
     },
     /// Generate code.
     #[command(subcommand)]
@@ -355,7 +360,12 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
             lenient,
             ..
         } => hk_gen::dump::dump_file(&ctx, &file, format, out.as_deref(), lenient, o),
-        Command::Build { dump, out, .. } => hk_gen::dump::build(&ctx, &dump, &out, o),
+        Command::Build {
+            dump, out, layout, ..
+        } => {
+            let layout = layout.map(|l| hk_gen::convert::layout(&l)).transpose()?;
+            hk_gen::dump::build(&ctx, &dump, &out, layout, o)
+        }
         Command::Diff { a, b, .. } => hk_gen::diff::diff(&ctx, &a, &b, o),
         Command::Gen(GenCmd::All {
             out,

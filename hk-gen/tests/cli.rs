@@ -419,6 +419,7 @@ fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
         &ctx,
         &dump,
         &tmp.join("never.hkx"),
+        None,
         &mut Out::new(&mut out, &mut err),
     )
     .unwrap_err();
@@ -640,4 +641,64 @@ fn convert_reproduces_the_sdk_files_of_another_platform() {
         let want = std::fs::read(dir.join(name.replace("[4011]", "[8101]"))).unwrap();
         assert!(std::fs::read(out.join(&name)).unwrap() == want, "{name}");
     }
+}
+
+/// `hk dump --format xml` then `hk build --layout`: the SDK's PS3 file as Havok XML builds
+/// the SDK's 64-bit PC file; without `--layout` it builds the PS3 file again.
+#[test]
+fn xml_dump_builds_back_and_for_another_platform() {
+    let Some(corpus) = corpus() else { return };
+    let dir = corpus.join("packfile/havoklib-710");
+    let out = temp("xml");
+    let ps3 = dir.join("allosaur[4011].hkx");
+    let xml = out.join("allosaur.xml");
+    let (code, text, err) = hk(&[
+        "dump",
+        ps3.to_str().unwrap(),
+        "--format",
+        "xml",
+        "-o",
+        xml.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    let written = std::fs::read_to_string(&xml).unwrap();
+    assert!(
+        written.contains("<hkpackfile classversion=\"7\""),
+        "{written:.300}"
+    );
+    assert!(written.contains("<hkparam name=\"parentIndices\" numelements="));
+    for (layout, want) in [(None, "[4011]"), (Some("win64"), "[8101]")] {
+        let built = out.join(format!("built{want}.hkx"));
+        let mut args = vec![
+            "build",
+            xml.to_str().unwrap(),
+            "-o",
+            built.to_str().unwrap(),
+        ];
+        if let Some(l) = layout {
+            args.extend(["--layout", l]);
+        }
+        let (code, text, err) = hk(&args);
+        assert_eq!(code, 0, "{text}{err}");
+        let sdk = std::fs::read(dir.join(format!("allosaur{want}.hkx"))).unwrap();
+        assert!(std::fs::read(&built).unwrap() == sdk, "{want}");
+    }
+    // `hk convert` reads XML too.
+    let converted = out.join("converted.hkx");
+    let (code, text, err) = hk(&[
+        "convert",
+        xml.to_str().unwrap(),
+        "-o",
+        converted.to_str().unwrap(),
+        "--layout",
+        "8101",
+    ]);
+    assert_eq!(code, 0, "{text}{err}");
+    let sdk = std::fs::read(dir.join("allosaur[8101].hkx")).unwrap();
+    assert!(std::fs::read(&converted).unwrap() == sdk, "convert");
+    // A mistyped tag is an error with its line and column.
+    std::fs::write(&xml, written.replacen("</hkparam>", "</hkparan>", 1)).unwrap();
+    let (code, _, err) = hk(&["build", xml.to_str().unwrap(), "-o", "never.hkx"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("allosaur.xml: line "), "{err}");
 }

@@ -157,6 +157,17 @@ pub enum WriteError {
     /// Another problem with the graph or dump being written.
     #[error("{0}")]
     Invalid(String),
+    /// XML that does not parse, or an element or attribute that is not where it belongs,
+    /// at a 1-based line and column.
+    #[error("line {line}, column {column}: {message}")]
+    Xml {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column (in characters).
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// What is wrong with a schema, or with how one was chosen.

@@ -24,6 +24,7 @@ mod spot;
 mod value;
 mod values;
 mod write;
+pub mod xml;
 
 use std::io;
 use std::path::Path;

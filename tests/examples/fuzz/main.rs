@@ -9,16 +9,18 @@
 //! for a panic, for the heap it took (peak above what was live before, at most 16 times the
 //! input plus 64 MiB) and for the time it took; the run ends with a summary.
 //!
-//! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS] [all|packfiles|tagfiles]
+//! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS] [all|packfiles|tagfiles|xml]
 //!  [--mode bytes|structure|both] [--minutes N] [--seed S]`
 //!
 //! With `--minutes N` the files are taken round-robin until N minutes have passed (ROUNDS is
-//! then ignored); without it each file gets ROUNDS mutations (default 200).
+//! then ignored); without it each file gets ROUNDS mutations (default 200). `xml` mutates
+//! Havok XML text instead (`xml.rs`).
 
 // A counting global allocator needs `unsafe impl GlobalAlloc`; nothing else here is unsafe.
 #![allow(unsafe_code)]
 
 mod structure;
+mod xml;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
@@ -108,7 +110,7 @@ fn args() -> Args {
                 a.rounds = x.parse().unwrap();
                 positional += 1;
             }
-            "all" | "packfiles" | "tagfiles" => a.which = x,
+            "all" | "packfiles" | "tagfiles" | "xml" => a.which = x,
             other => panic!("unknown argument `{other}`"),
         }
     }
@@ -267,6 +269,12 @@ fn exercise(t: &Target, bad: &[u8], schemas: &Schemas) -> bool {
 
 fn main() {
     let a = args();
+    if a.which == "xml" {
+        if let Some(corpus) = hk_tests::corpus("fuzz") {
+            xml::run(&corpus, a.rounds);
+        }
+        return;
+    }
     let targets = targets(&a.which);
     if targets.is_empty() {
         return;

@@ -1,0 +1,168 @@
+//! Havok XML (`<hkpackfile>`), the text form the Havok SDK's own tools write
+//! (docs/havok-xml.md). It is another surface of the dump: writing goes from the dump's
+//! objects to XML, reading goes from XML to a dump and through the dump's checks, so an XML
+//! file is refused for exactly what a JSON dump would be refused for.
+//!
+//! What Havok's XML has no place for (the layout, the class-name order, exports, capacity
+//! flags, object sections, header words, interior and imported pointers, strings that are
+//! not UTF-8, non-finite floats) is kept in hk's own namespace, so a binary file written as
+//! XML and built back is the same bytes. A file without those reads with the defaults of
+//! its generation.
+
+mod read;
+mod write;
+
+pub use read::{from_xml, is_xml};
+
+use crate::file::{Document, Origin, SchemaChoice};
+pub use write::to_xml;
+
+use serde_json::Value as Json;
+
+use crate::dump::{Built, BuiltContainer};
+use crate::error::Result;
+use crate::file::Schemas;
+use crate::rules::LayoutRules;
+use crate::schema::{Member, Schema};
+use crate::types::TypeKind;
+
+/// hk's XML namespace: attributes and elements holding what Havok's XML has no place for.
+pub const NS: &str = "https://hk.invalid/ns";
+
+/// How Havok's XML writes a null string: U+2400 SYMBOL FOR NULL.
+const NULL_STRING: &str = "&#9216;";
+
+/// The sections a new packfile has, the ones hk's XML does not restate.
+const DEFAULT_SECTIONS: [&str; 3] = ["__classnames__", "__types__", "__data__"];
+
+/// The name hk gives object `id` (Havok's numbered form, `#0042`).
+fn object_name(id: u64) -> String {
+    format!("#{id:04}")
+}
+
+fn hex_flags(v: u64) -> String {
+    format!("0x{v:X}")
+}
+
+/// The enum of member `m` of class `owner`, and whether it holds flags.
+fn enum_of<'s>(
+    schema: &'s Schema,
+    owner: &str,
+    m: &Member,
+) -> Option<(&'s crate::schema::Enum, bool)> {
+    let flags = match m.ty {
+        TypeKind::Enum => false,
+        TypeKind::Flags => true,
+        _ => return None,
+    };
+    let (_, e) = schema.resolve_enum(owner, m.enum_ref.as_deref()?)?;
+    Some((e, flags))
+}
+
+/// An enum value as its item's name, flags as item names joined by `|` (bits no item
+/// names last, in hex); `None` when the value has no names or they would not read back to
+/// it.
+fn enum_text(schema: &Schema, owner: &str, m: &Member, v: &Json) -> Option<String> {
+    let (e, flags) = enum_of(schema, owner, m)?;
+    let value = v.as_i64()?;
+    if !flags {
+        return e
+            .items
+            .iter()
+            .find(|i| i64::from(i.value) == value)
+            .map(|i| i.name.clone());
+    }
+    if value <= 0 {
+        return None;
+    }
+    let mut rest = value;
+    let mut names = Vec::new();
+    for i in &e.items {
+        let bits = i64::from(i.value);
+        if bits > 0 && rest & bits == bits {
+            names.push(i.name.clone());
+            rest &= !bits;
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    if rest != 0 {
+        names.push(hex_flags(rest as u64));
+    }
+    Some(names.join("|"))
+}
+
+/// The value of an enum or flags text (names, numbers, or names and numbers joined by `|`).
+fn enum_value(schema: &Schema, owner: &str, m: &Member, text: &str) -> Option<i64> {
+    let named = enum_of(schema, owner, m);
+    let mut total: i64 = 0;
+    for part in text.split('|') {
+        let part = part.trim();
+        let n = match named.and_then(|(e, _)| e.items.iter().find(|i| i.name == part)) {
+            Some(i) => i64::from(i.value),
+            None => parse_int(part)?,
+        };
+        total |= n;
+    }
+    Some(total)
+}
+
+/// A decimal or `0x` integer.
+fn parse_int(s: &str) -> Option<i64> {
+    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        return u64::from_str_radix(h, 16).ok().map(|u| u as i64);
+    }
+    s.parse().ok()
+}
+
+/// The packfile an XML text describes, laid out under `layout` (else the one the file
+/// names in hk's namespace, else its generation's default), and the document built.
+///
+/// # Errors
+/// As [`from_xml`] and the packfile writer.
+pub fn build_xml(
+    text: &str,
+    schemas: &Schemas,
+    layout: Option<LayoutRules>,
+) -> Result<(Vec<u8>, Built)> {
+    let built = from_xml(text, schemas, layout)?;
+    let BuiltContainer::Packfile(info) = &built.container else {
+        return Err(crate::error::Error::write(
+            crate::error::WriteError::Invalid("XML builds packfiles".into()),
+        ));
+    };
+    let bytes = crate::packfile::write::write(&built.graph, info)?;
+    Ok((bytes, built))
+}
+
+/// An XML text read as a document, as if it were the packfile it describes (what `hk
+/// info`, `hk diff`, `hk dump` and `hk convert` read XML as).
+///
+/// # Errors
+/// As [`from_xml`].
+pub fn open_xml(text: &str, schemas: &Schemas, layout: Option<LayoutRules>) -> Result<Document> {
+    let built = from_xml(text, schemas, layout)?;
+    let BuiltContainer::Packfile(info) = built.container else {
+        return Err(crate::error::Error::write(
+            crate::error::WriteError::Invalid("XML builds packfiles".into()),
+        ));
+    };
+    let name = built.graph.schema().generation.name.clone();
+    let how = match schemas
+        .catalog()
+        .packfile(info.file_version, &info.contents_version)
+    {
+        Some(_) => crate::file::How::Exact,
+        None => crate::file::How::Closest {
+            version: info.contents_version.clone(),
+            tried: Vec::new(),
+        },
+    };
+    Ok(Document {
+        graph: built.graph,
+        origin: Origin::Packfile(info),
+        schema: SchemaChoice::Generation { name, how },
+        violations: Vec::new(),
+    })
+}
