@@ -228,6 +228,12 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
                     }
                     _ => o.error(format_args!("{e}"))?,
                 }
+                if let Some(limit) = e.limit() {
+                    warnln!(
+                        o,
+                        "hint: a file this large or this nested may be legitimate: raise the limit with --{limit}"
+                    );
+                }
             }
         }
         if let (Some(out), Some(b)) = (&opts.out, bytes) {
