@@ -83,12 +83,33 @@ pub fn schema_for(pf: &Packfile<'_>) -> Schema {
     Schema::load(&dir).unwrap_or_else(|d| panic!("{}:\n{d}", dir.display()))
 }
 
-/// A fresh empty folder under the system temp dir.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("temp dir");
-    d
+/// A fresh empty folder under the system temp dir, removed when the value is dropped (also
+/// when the test panics), so test runs leave nothing behind. It derefs to its [`Path`].
+#[derive(Debug)]
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+/// A fresh empty folder named after `name`; see [`Scratch`].
+pub fn temp_dir(name: &str) -> Scratch {
+    let prefix = format!("hk-test-{name}-");
+    Scratch(
+        tempfile::Builder::new()
+            .prefix(&prefix)
+            .tempdir()
+            .expect("temp dir"),
+    )
 }
 
 /// Every Havok packfile under `dir` (by magic), sorted.

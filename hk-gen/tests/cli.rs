@@ -20,16 +20,8 @@ fn hk(args: &[&str]) -> (i32, String, String) {
         .env_remove("HK_GAMES"))
 }
 
-/// A fresh temporary folder for one test.
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 mod common;
-use common::{corpus, root};
+use common::{corpus, root, temp};
 
 #[test]
 fn signatures_show_pinned_values_with_the_computed_one() {
@@ -88,8 +80,8 @@ fn check_prints_a_table_and_fails_on_mismatch() {
 fn extract_then_check_round_trips_a_metadata_file() {
     let Some(corpus) = corpus() else { return };
     let file = corpus.join("games/dark-souls-ptde/c2240_ragdoll_with_types.hkx");
-    let out_dir = std::env::temp_dir().join(format!("hk-cli-extract-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out_dir);
+    let scratch = temp("cli-extract");
+    let out_dir = scratch.join("schema");
     let (code, out, err) = hk(&[
         "schema",
         "extract",
@@ -123,8 +115,8 @@ fn tagfiles_extract_merged_and_check_against_their_type_tables() {
         .iter()
         .map(|f| dsr.join(f).to_str().unwrap().to_string())
         .collect();
-    let out_dir = std::env::temp_dir().join(format!("hk-cli-tagx-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out_dir);
+    let scratch = temp("cli-tagx");
+    let out_dir = scratch.join("schema");
     let mut args = vec!["schema", "extract", "-o", out_dir.to_str().unwrap()];
     args.extend(files.iter().map(String::as_str));
     let (code, out, err) = hk(&args);
@@ -153,14 +145,15 @@ fn tagfiles_extract_merged_and_check_against_their_type_tables() {
 
 #[test]
 fn bad_input_is_a_clear_error() {
-    let junk = std::env::temp_dir().join(format!("hk-cli-junk-{}.hkx", std::process::id()));
+    let scratch = temp("cli-junk");
+    let junk = scratch.join("junk.hkx");
     std::fs::write(&junk, b"not a havok file at all").unwrap();
     let (code, _, err) = hk(&[
         "schema",
         "extract",
         junk.to_str().unwrap(),
         "-o",
-        "/tmp/never",
+        scratch.join("never").to_str().unwrap(),
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("not a Havok file"), "{err}");
@@ -172,7 +165,7 @@ fn bad_input_is_a_clear_error() {
 #[test]
 fn samples_are_reproducible_and_read_back_strictly() {
     // The committed samples are what `hk sample` writes; refresh them only with HK_BLESS=1.
-    let out = std::env::temp_dir().join(format!("hk-cli-samples-{}", std::process::id()));
+    let out = temp("cli-samples");
     let (code, text, err) = hk(&["sample", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}{err}");
     let committed = root().join("samples");
@@ -203,8 +196,7 @@ fn samples_are_reproducible_and_read_back_strictly() {
 fn dump_edit_build_diff_and_info() {
     let Some(corpus) = corpus() else { return };
     let file = corpus.join("packfile/havoklib-2012_2/allosaur[8101].hkx");
-    let tmp = std::env::temp_dir().join(format!("hk-cli-dump-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = temp("cli-dump");
     let (f, json, toml, rebuilt, edited) = (
         file.to_str().unwrap(),
         tmp.join("a.json"),
@@ -261,8 +253,7 @@ fn dump_edit_build_diff_and_info() {
 /// the shipped schema and the same objects (`hk diff`: 0 differences), container included.
 #[test]
 fn tagfile_dumps_build_back() {
-    let tmp = std::env::temp_dir().join(format!("hk-cli-tagdump-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = temp("cli-tagdump");
     let dump_build = |file: &std::path::Path, ext: &str| -> std::path::PathBuf {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         let dump = tmp.join(format!("{name}.{ext}"));

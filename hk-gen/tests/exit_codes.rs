@@ -8,7 +8,7 @@ use std::process::Command;
 
 #[allow(dead_code)]
 mod common;
-use common::root;
+use common::{root, temp};
 
 /// `hk ARGS` with the built-in schemas: (exit code, stdout, stderr).
 fn hk(args: &[&str]) -> (i32, String, String) {
@@ -23,14 +23,6 @@ fn hk(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// A fresh temporary folder for one test.
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-exit-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn s(p: &Path) -> &str {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{corpus, root};
+use common::{corpus, root, temp};
 
 fn hk(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_hk"))
@@ -61,12 +61,6 @@ fn run(bin: &Path, files: &[PathBuf]) -> String {
     text.lines().last().unwrap_or("").to_string()
 }
 
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-gen-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 #[test]
 fn shipped_profiles_generate_build_and_round_trip() {
     let Some(corpus) = corpus() else { return };
@@ -77,7 +71,8 @@ fn shipped_profiles_generate_build_and_round_trip() {
         "doom-2016",
         "nso-2023",
     ] {
-        let dir = temp(profile);
+        let scratch = temp(profile);
+        let dir = scratch.join("crate");
         println!(
             "{}",
             hk(&[
@@ -126,10 +121,10 @@ fn shipped_profiles_generate_build_and_round_trip() {
 
 /// Havok 5.5's skeleton file describes its own classes: extract them as a schema and
 /// generate a crate from that schema alone; the crate folder and the file.
-/// `tag` keeps the folders of tests running side by side apart.
-fn extracted_crate(corpus: &Path, tag: &str) -> (PathBuf, PathBuf) {
+/// Everything is written under `scratch`, one folder per test.
+fn extracted_crate(corpus: &Path, scratch: &Path) -> (PathBuf, PathBuf) {
     let file = corpus.join("games/demons-souls-ps3/skeleton_with_types.hkx");
-    let schema = temp(&format!("extracted-5.5-{tag}"));
+    let schema = scratch.join("extracted-5.5");
     hk(&[
         "schema",
         "extract",
@@ -149,7 +144,7 @@ fn extracted_crate(corpus: &Path, tag: &str) -> (PathBuf, PathBuf) {
         })
         .collect();
     classes.sort();
-    let profile = temp(&format!("profile-5.5-{tag}.toml"));
+    let profile = scratch.join("profile-5.5.toml");
     std::fs::write(
         &profile,
         format!(
@@ -158,7 +153,7 @@ fn extracted_crate(corpus: &Path, tag: &str) -> (PathBuf, PathBuf) {
         ),
     )
     .unwrap();
-    let dir = temp(&format!("des-skeleton-{tag}"));
+    let dir = scratch.join("des-skeleton");
     println!(
         "{}",
         hk(&[
@@ -188,14 +183,16 @@ fn extracted_crate(corpus: &Path, tag: &str) -> (PathBuf, PathBuf) {
 #[test]
 fn a_crate_from_extracted_metadata() {
     let Some(corpus) = corpus() else { return };
-    let (dir, _) = extracted_crate(&corpus, "generate");
+    let scratch = temp("gen-extracted");
+    let (dir, _) = extracted_crate(&corpus, &scratch);
     assert!(dir.join("Cargo.toml").is_file() && dir.join("src/lib.rs").is_file());
 }
 
 #[test]
 fn a_new_version_from_extracted_metadata() {
     let Some(corpus) = corpus() else { return };
-    let (dir, file) = extracted_crate(&corpus, "build");
+    let scratch = temp("gen-extracted-build");
+    let (dir, file) = extracted_crate(&corpus, &scratch);
     let line = run(&build(&dir), &[file]);
     println!("extracted 5.5 schema: {line}");
     assert_eq!(line, "1/1 byte-identical through the des-skeleton types");

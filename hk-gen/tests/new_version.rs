@@ -2,13 +2,13 @@
 //! explain` end to end (the walkthrough of schemas/README.md).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use hk_runtime::packfile::Packfile;
 
 mod common;
-use common::{corpus, root};
+use common::{corpus, root, temp};
 
 /// `hk ARGS`: exit code, stdout, stderr. Built-in schemas unless `schemas` names a root.
 fn hk(schemas: Option<&Path>, args: &[&str]) -> (i32, String, String) {
@@ -23,13 +23,6 @@ fn hk(schemas: Option<&Path>, args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-newver-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn s(p: &Path) -> &str {
@@ -256,7 +249,6 @@ fn new_copies_the_closure_and_drops_every_stated_signature() {
         ],
     );
     assert_eq!(code, 2);
-    let _ = std::fs::remove_dir_all(&t);
 }
 
 #[test]
@@ -270,7 +262,6 @@ fn explain_is_an_error_on_what_is_not_a_packfile() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("x.hkx"), "{err}");
-    let _ = std::fs::remove_dir_all(&t);
 }
 
 /// The walkthrough: a copy of havok-2010.2 with one enum item renamed stands for a
@@ -444,5 +435,4 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
         let n = stored(Path::new(f), "").1;
         assert!(line.contains(&format!("signatures {n}/{n};")), "{line}");
     }
-    let _ = std::fs::remove_dir_all(&t);
 }

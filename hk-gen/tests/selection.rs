@@ -10,7 +10,7 @@ use hk_runtime::schema::signature;
 use hk_runtime::{Endian, Schema};
 
 mod common;
-use common::{corpus, root};
+use common::{corpus, root, temp};
 
 fn run(cmd: &mut Command) -> (i32, String, String) {
     let out = cmd.output().expect("run hk");
@@ -27,13 +27,6 @@ fn hk(args: &[&str]) -> (i32, String, String) {
         .args(args)
         .env_remove("HK_SCHEMAS")
         .env_remove("HK_GAMES"))
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-select-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 fn s(p: &Path) -> &str {

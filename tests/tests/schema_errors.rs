@@ -27,7 +27,7 @@ struct = 25
 serialize_ignored = 1024
 "#;
 
-fn folder(name: &str, classes: &[(&str, &str)]) -> std::path::PathBuf {
+fn folder(name: &str, classes: &[(&str, &str)]) -> hk_tests::Scratch {
     let dir = hk_tests::temp_dir(name);
     std::fs::write(dir.join("generation.toml"), GENERATION).unwrap();
     std::fs::create_dir_all(dir.join("classes")).unwrap();
