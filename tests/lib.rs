@@ -4,6 +4,8 @@
 //! root). Without it the corpus tests print that they skipped; under `CI=true` a missing
 //! corpus fails them.
 
+pub mod heap;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -4,12 +4,7 @@
 //! elements, duplicate virtual fixups, two fixups for one slot, section tables past the
 //! end of the file).
 
-// A counting global allocator needs `unsafe impl GlobalAlloc`; nothing else here is unsafe.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use hk_runtime::error::{ErrorKind, ReadError};
 use hk_runtime::file::{self, Schemas};
@@ -19,37 +14,10 @@ use hk_runtime::packfile::write::write;
 use hk_runtime::packfile::Packfile;
 use hk_runtime::schema::layout::Layouts;
 use hk_runtime::{Endian, Schema};
-
-/// Records the largest single allocation.
-struct Tracking;
-
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Tracking {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LARGEST.fetch_max(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LARGEST.fetch_max(new_size, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use hk_tests::heap::{largest, measuring, reset_largest};
 
 #[global_allocator]
-static GLOBAL: Tracking = Tracking;
-
-/// The tests of this file measure the process-wide largest allocation one at a time.
-static MEASURING: Mutex<()> = Mutex::new(());
-
-fn measuring() -> MutexGuard<'static, ()> {
-    MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+static HEAP: hk_tests::heap::Counting = hk_tests::heap::Counting;
 
 /// What a decoded graph may take beyond the input itself.
 fn budget(input: usize) -> usize {
@@ -110,7 +78,7 @@ fn truncations_and_corruptions_error_without_panicking() {
         let pf = Packfile::parse(&data).unwrap();
         let schema = Arc::new(hk_tests::schema_for(&pf));
         let budget = budget(data.len());
-        LARGEST.store(0, Ordering::Relaxed);
+        reset_largest();
         let mut read_ok = 0;
         for len in 0..data.len() {
             if attempt(&data[..len], &schema, false) || attempt(&data[..len], &schema, true) {
@@ -134,7 +102,7 @@ fn truncations_and_corruptions_error_without_panicking() {
             }
             attempt(&bad, &schema, true);
         }
-        let largest = LARGEST.load(Ordering::Relaxed);
+        let largest = largest();
         println!(
             "{file}: {} prefixes all rejected; {trials} corruptions, {strict_errors} rejected in strict mode, none panicked; largest allocation {largest} bytes for a {}-byte input",
             data.len(),
@@ -208,7 +176,7 @@ fn hostile(
     schemas: &Schemas,
     schema: &Arc<Schema>,
 ) -> Vec<hk_runtime::Error> {
-    LARGEST.store(0, Ordering::Relaxed);
+    reset_largest();
     let outcome = std::panic::catch_unwind(|| {
         let mut errors = Vec::new();
         for lenient in [false, true] {
@@ -227,7 +195,7 @@ fn hostile(
         }
         errors
     });
-    let largest = LARGEST.load(Ordering::Relaxed);
+    let largest = largest();
     let errors = outcome.unwrap_or_else(|_| panic!("{what}: panicked"));
     for e in &errors {
         println!("{what}: {e}");

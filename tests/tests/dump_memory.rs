@@ -3,55 +3,21 @@
 //! JSON is written straight from the graph and read straight into it, without a tree of
 //! JSON values. A counting allocator measures the peak of live heap bytes while each runs.
 
-// A counting global allocator needs `unsafe impl GlobalAlloc`; nothing else here is unsafe.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hk_runtime::dump::{self, Format};
 use hk_runtime::file::{self, Schemas};
-
-/// Counts live heap bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-// SAFETY: every call goes to the system allocator unchanged; the counters are atomics.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // Both blocks are live while the bytes move.
-        grew(new_size);
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        p
-    }
-}
+use hk_tests::heap::{live, measure};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static HEAP: hk_tests::heap::Counting = hk_tests::heap::Counting;
 
 /// The peak of live heap bytes while `f` runs (this file's only test, so no other thread
 /// allocates meanwhile).
 fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
-    let out = f();
-    (out, PEAK.load(Ordering::Relaxed))
+    let base = live();
+    let (out, _, peak) = measure(f);
+    (out, base + peak)
 }
 
 /// Counts what is written, keeping none of it (as `hk dump` streams to a file).
@@ -81,7 +47,7 @@ fn a_10_mib_int16_array_dumps_and_builds_in_4x_its_input() {
 
     let input = hk_tests::int16_packfile(5 << 20);
     assert!(input.len() > 10 << 20);
-    let base = LIVE.load(Ordering::Relaxed);
+    let base = live();
     let (written, peak) = peak_of(|| {
         let doc = file::open(&input, &schemas, Default::default()).unwrap();
         let mut sink = std::io::BufWriter::with_capacity(1 << 16, Sink(0));
@@ -108,7 +74,7 @@ fn a_10_mib_int16_array_dumps_and_builds_in_4x_its_input() {
     )
     .unwrap();
     drop(input);
-    let base = LIVE.load(Ordering::Relaxed);
+    let base = live();
     let (bytes, peak) = peak_of(|| {
         let (bytes, _) = dump::build_text(&text, Format::Json, &schemas).unwrap();
         bytes.len()

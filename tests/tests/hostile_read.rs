@@ -7,13 +7,8 @@
 //!
 //! The tagfile items (1 to 3) are in `hostile_tagfile.rs`.
 
-// A counting global allocator needs `unsafe impl GlobalAlloc`; nothing else here is unsafe.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use hk_runtime::error::{ErrorKind, ReadError};
 use hk_runtime::file::{self, Schemas};
@@ -23,57 +18,10 @@ use hk_runtime::packfile::{read::read, write::write, Packfile, PackfileInfo};
 use hk_runtime::schema::{Class, Member};
 use hk_runtime::types::TypeKind;
 use hk_runtime::{Endian, Limits, ReadOptions, Schema};
-
-/// Counts live heap bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            let now = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
-                - layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use hk_tests::heap::{measure, measuring};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// The tests of this file measure the process's heap one at a time.
-static MEASURING: Mutex<()> = Mutex::new(());
-
-fn measuring() -> MutexGuard<'static, ()> {
-    MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Runs `f`, returning its result, how long it took and the most heap it held at once
-/// beyond what was live before.
-fn measure<T>(f: impl FnOnce() -> T) -> (T, Duration, usize) {
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let started = Instant::now();
-    let out = f();
-    let took = started.elapsed();
-    (out, took, PEAK.load(Ordering::Relaxed).saturating_sub(base))
-}
+static HEAP: hk_tests::heap::Counting = hk_tests::heap::Counting;
 
 /// The memory bound of the issue: 16 times the input plus 64 MiB.
 fn bound(input: usize) -> usize {

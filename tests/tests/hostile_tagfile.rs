@@ -4,12 +4,6 @@
 //! offset, in well under a second, and the read's peak heap stays within 16 times the input
 //! plus 64 MiB (measured by a counting allocator).
 
-// A counting global allocator needs `unsafe impl GlobalAlloc`; nothing else here is unsafe.
-#![allow(unsafe_code)]
-
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use hk_runtime::error::{ErrorKind, ReadError};
@@ -18,45 +12,10 @@ use hk_runtime::limits::Limit;
 use hk_runtime::tagfile::types::{Body, TagMember, TagType, TypeTable};
 use hk_runtime::tagfile::{data, varint, Section, TagFile};
 use hk_runtime::{Limits, ReadOptions};
-
-/// Counts live heap bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            let now = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
-                - layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use hk_tests::heap::{measure, measuring};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-static MEASURING: Mutex<()> = Mutex::new(());
-
-fn measuring() -> MutexGuard<'static, ()> {
-    MEASURING
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+static HEAP: hk_tests::heap::Counting = hk_tests::heap::Counting;
 
 const SKELETON: &str = "games/dark-souls-remastered/c2240_skeleton.hkx";
 
@@ -64,12 +23,7 @@ const SKELETON: &str = "games/dark-souls-remastered/c2240_skeleton.hkx";
 /// the time and memory bounds and that the error has an offset.
 fn refused(what: &str, bad: &[u8]) -> hk_runtime::Error {
     let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
-    let base = LIVE.load(Ordering::Relaxed);
-    PEAK.store(base, Ordering::Relaxed);
-    let started = Instant::now();
-    let r = file::open(bad, &schemas, ReadOptions::strict());
-    let took = started.elapsed();
-    let peak = PEAK.load(Ordering::Relaxed) - base;
+    let (r, took, peak) = measure(|| file::open(bad, &schemas, ReadOptions::strict()));
     let e = match r {
         Ok(_) => panic!("{what}: read"),
         Err(e) => e,

@@ -16,15 +16,10 @@
 //! then ignored); without it each file gets ROUNDS mutations (default 200). `xml` mutates
 //! Havok XML text instead (`xml.rs`).
 
-// A counting global allocator needs `unsafe impl GlobalAlloc`; nothing else here is unsafe.
-#![allow(unsafe_code)]
-
 mod structure;
 mod xml;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -36,37 +31,10 @@ use hk_runtime::schema::TagfileRules;
 use hk_runtime::tagfile::cm::{Cm, SurfaceRecord, RETAIL_VERSION};
 use hk_runtime::tagfile::{roundtrip, TagFile};
 use hk_runtime::Schema;
-
-/// Counts live heap bytes and their peak.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(now, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            let now = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
-                - layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use hk_tests::heap::measure;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static HEAP: hk_tests::heap::Counting = hk_tests::heap::Counting;
 
 /// Which mutations to make.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -335,14 +303,11 @@ fn main() {
                     }
                 };
                 tally.tried[usize::from(mode == Mode::Structure)] += 1;
-                let base = LIVE.load(Ordering::Relaxed);
-                PEAK.store(base, Ordering::Relaxed);
-                let t0 = Instant::now();
-                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    exercise(t, &bad, &schemas)
-                }));
-                let took = t0.elapsed();
-                let peak = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+                let (r, took, peak) = measure(|| {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        exercise(t, &bad, &schemas)
+                    }))
+                });
                 let name = t.path().display().to_string();
                 match r {
                     Ok(true) => tally.read += 1,
