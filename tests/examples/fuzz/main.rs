@@ -239,7 +239,9 @@ fn main() {
     let a = args();
     if a.which == "xml" {
         if let Some(corpus) = hk_tests::corpus("fuzz") {
-            xml::run(&corpus, a.rounds);
+            if !xml::run(&corpus, a.rounds, a.minutes, a.seed) {
+                std::process::exit(1);
+            }
         }
         return;
     }

@@ -30,9 +30,13 @@ fn mutate_text(text: &str, next: &mut impl FnMut() -> u64) -> String {
     String::from_utf8_lossy(&b).into_owned()
 }
 
-/// Mutated Havok XML read (`xml::from_xml`) and, when it reads, built into a packfile.
-pub fn run(corpus: &std::path::Path, rounds: usize) {
+/// Mutated Havok XML read (`xml::build_xml`) and, when it reads, built into a packfile:
+/// `rounds` mutations per input, or with `minutes` the inputs round-robin until the time is
+/// up. Each is checked for a panic and for the heap it took (as the binary modes: at most
+/// 16 times the input plus 64 MiB). Returns whether the run was clean.
+pub fn run(corpus: &std::path::Path, rounds: usize, minutes: Option<f64>, seed: u64) -> bool {
     use hk_runtime::dump::xml;
+    use std::time::{Duration, Instant};
     let schemas = Schemas::from_dir(&hk_tests::schemas()).expect("schema folders");
     let dir = corpus.join("packfile/havoklib-xml");
     let mut inputs: Vec<(std::path::PathBuf, String)> = std::fs::read_dir(&dir)
@@ -49,6 +53,7 @@ pub fn run(corpus: &std::path::Path, rounds: usize) {
         })
         .collect();
     inputs.sort();
+    let sdk = inputs.len();
     // hk's own XML (with its namespace) for every twentieth corpus packfile.
     for f in hk_tests::packfiles(corpus).iter().step_by(20) {
         if let Ok(doc) = file::open(&hk_tests::read(f), &schemas, ReadOptions::default()) {
@@ -57,30 +62,70 @@ pub fn run(corpus: &std::path::Path, rounds: usize) {
             }
         }
     }
-    let mut next = hk_tests::xorshift(0x0F0F_1234_5678_9ABC);
-    let (mut tried, mut read_ok) = (0usize, 0usize);
-    let start = std::time::Instant::now();
-    for (f, text) in &inputs {
-        for _ in 0..rounds {
-            let bad = mutate_text(text, &mut next);
-            let r = std::panic::catch_unwind(|| xml::build_xml(&bad, &schemas, None).is_ok());
-            tried += 1;
-            match r {
-                Ok(true) => read_ok += 1,
-                Ok(false) => {}
-                Err(_) => super::save_crash(f, bad.as_bytes(), tried),
+    println!(
+        "{} inputs: {sdk} SDK XML files, {} written by hk; {}",
+        inputs.len(),
+        inputs.len() - sdk,
+        minutes.map_or(format!("{rounds} mutations each"), |m| format!(
+            "round-robin for {m} minute(s)"
+        ))
+    );
+    let mut next = hk_tests::xorshift(seed);
+    let (mut tried, mut read_ok, mut panics, mut over) = (0usize, 0usize, 0usize, 0usize);
+    let (mut slowest, mut largest_peak) = (Duration::ZERO, 0usize);
+    let start = Instant::now();
+    let deadline = minutes.map(|m| Duration::from_secs_f64(m * 60.0));
+    let mut last_report = 0u64;
+    'outer: for pass in 0.. {
+        for (f, text) in &inputs {
+            let per_input = if deadline.is_some() { 1 } else { rounds };
+            for _ in 0..per_input {
+                let bad = mutate_text(text, &mut next);
+                let (r, took, peak) = hk_tests::heap::measure(|| {
+                    std::panic::catch_unwind(|| xml::build_xml(&bad, &schemas, None).is_ok())
+                });
+                tried += 1;
+                slowest = slowest.max(took);
+                largest_peak = largest_peak.max(peak);
+                match r {
+                    Ok(true) => read_ok += 1,
+                    Ok(false) => {}
+                    Err(_) => {
+                        panics += 1;
+                        super::save_crash(f, bad.as_bytes(), tried);
+                    }
+                }
+                if peak > 16 * bad.len() + (64 << 20) {
+                    over += 1;
+                    println!(
+                        "MEMORY: {peak} bytes for a {}-byte mutation of {}",
+                        bad.len(),
+                        f.display()
+                    );
+                }
+            }
+            // Progress, so a run stopped early still says how far it got.
+            let secs = start.elapsed().as_secs();
+            if secs >= last_report + 30 || deadline.is_none() {
+                last_report = secs;
+                println!("  {tried} tried, {secs} s, pass {pass}: {}", f.display());
+            }
+            if deadline.is_some_and(|d| start.elapsed() >= d) {
+                break 'outer;
             }
         }
-        // Progress, so a run stopped early still says how far it got.
-        println!(
-            "  {tried} tried, {:.0} s: {}",
-            start.elapsed().as_secs_f64(),
-            f.display()
-        );
+        if deadline.is_none() {
+            break;
+        }
     }
     println!(
-        "{tried} mutated XML files tried over {} inputs ({read_ok} still built) in {:.1} s",
+        "{tried} mutated XML files tried over {} inputs ({read_ok} still built) in {:.1} s; \
+         {panics} panic(s), {over} over the memory bound; slowest input {:.1} ms, largest \
+         peak heap {:.1} MiB",
         inputs.len(),
-        start.elapsed().as_secs_f64()
+        start.elapsed().as_secs_f64(),
+        slowest.as_secs_f64() * 1e3,
+        largest_peak as f64 / (1 << 20) as f64
     );
+    panics == 0 && over == 0
 }
