@@ -142,7 +142,12 @@ fn long_jumps_chunk_jumps_and_terminal_offsets() {
     let base = 1305;
     assert_eq!(
         c.terminals().unwrap(),
-        [base + 9, base + 0x1234, base + 0x10_0000, base + 0x0100_0000]
+        [
+            base + 9,
+            base + 0x1234,
+            base + 0x10_0000,
+            base + 0x0100_0000
+        ]
     );
 }
 
