@@ -47,12 +47,23 @@ pub fn scene(ctx: &Context, path: &Path) -> Result<Scene> {
 #[derive(Clone, Debug)]
 struct Exported {
     bodies: usize,
-    declared: u64,
+    declared: Option<u64>,
     written: obj::Written,
 }
 
-fn export_one(ctx: &Context, path: &Path, to: &Path) -> Result<Exported> {
+/// Exports one file; a file found in a folder that is not a Havok file, or holds no rigid
+/// body, is passed over (`None`).
+fn export_one(ctx: &Context, path: &Path, to: &Path, named: bool) -> Result<Option<Exported>> {
+    if !named {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        if hk_runtime::file::detect(&bytes).is_none() {
+            return Ok(None);
+        }
+    }
     let s = scene(ctx, path)?;
+    if !named && s.bodies.is_empty() {
+        return Ok(None);
+    }
     if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
@@ -61,11 +72,14 @@ fn export_one(ctx: &Context, path: &Path, to: &Path) -> Result<Exported> {
     writeln!(w, "# hk export of {}", path.display()).map_err(|e| Error::io(to, e))?;
     let written = obj::write(&s, &mut w, 1).map_err(|e| Error::io(to, e))?;
     w.flush().map_err(|e| Error::io(to, e))?;
-    Ok(Exported {
+    Ok(Some(Exported {
         bodies: s.bodies.len(),
-        declared: s.meshes().filter_map(|(_, m)| m.declared_triangles).sum(),
+        declared: s
+            .meshes()
+            .filter_map(|(_, m)| m.declared_triangles)
+            .reduce(|a, b| a + b),
         written,
-    })
+    }))
 }
 
 /// `hk export FILE... --format obj -o OUT`: one OBJ per input file, in world space. With
@@ -81,7 +95,7 @@ pub fn export(
 ) -> Result<Status> {
     let Format::Obj = opts.format;
     let single = paths.len() == 1 && !paths[0].is_dir();
-    let mut jobs: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut jobs: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
     for p in paths {
         let root = p.is_dir().then_some(p.as_path());
         for (f, named) in collect(std::slice::from_ref(p)) {
@@ -92,17 +106,29 @@ pub fn export(
             let to = if single {
                 opts.out.clone()
             } else {
-                let rel = match root {
+                let mut rel = match root {
                     Some(r) => f.strip_prefix(r).unwrap_or(&f).to_path_buf(),
                     None => PathBuf::from(f.file_name().unwrap_or_default()),
                 };
+                // Several folders: each keeps its own name under OUT.
+                if let (Some(r), true) = (root, paths.len() > 1) {
+                    rel = PathBuf::from(r.file_name().unwrap_or_default()).join(rel);
+                }
                 opts.out.join(rel).with_extension("obj")
             };
-            jobs.push((f, to));
+            jobs.push((f, to, named));
         }
     }
     if jobs.is_empty() {
         return Err(Error::usage("no Havok files found"));
+    }
+    let mut targets: Vec<&PathBuf> = jobs.iter().map(|(_, t, _)| t).collect();
+    targets.sort();
+    if let Some(w) = targets.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Error::usage(format!(
+            "two inputs would both be written to {}",
+            w[0].display()
+        )));
     }
     let bar = ProgressBar::new(jobs.len() as u64);
     if opts.progress && !single {
@@ -113,35 +139,54 @@ pub fn export(
     } else {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    let results: Vec<(PathBuf, PathBuf, Result<Exported>)> = jobs
+    let results: Vec<(PathBuf, PathBuf, Result<Option<Exported>>)> = jobs
         .into_par_iter()
-        .map(|(f, to)| {
-            let r = export_one(ctx, &f, &to);
+        .map(|(f, to, named)| {
+            let r = export_one(ctx, &f, &to, named);
             bar.inc(1);
             (f, to, r)
         })
         .collect();
     bar.finish_and_clear();
     let total = results.len();
-    let mut failed = 0;
+    let (mut failed, mut passed) = (0, 0);
+    let mut sum = obj::Written::default();
     for (f, to, r) in results {
         match r {
-            Ok(e) => outln!(
-                o,
-                "{}: {} bodies, {} objects, {} vertices, {} triangles (subparts declare {}) -> {}",
-                f.display(),
-                e.bodies,
-                e.written.objects,
-                e.written.vertices,
-                e.written.triangles,
-                e.declared,
-                to.display()
-            ),
+            Ok(None) => passed += 1,
+            Ok(Some(e)) => {
+                sum.objects += e.written.objects;
+                sum.vertices += e.written.vertices;
+                sum.triangles += e.written.triangles;
+                outln!(
+                    o,
+                    "{}: {} bodies, {} objects, {} vertices, {} triangles{} -> {}",
+                    f.display(),
+                    e.bodies,
+                    e.written.objects,
+                    e.written.vertices,
+                    e.written.triangles,
+                    e.declared
+                        .map(|d| format!(" (mesh subparts declare {d})"))
+                        .unwrap_or_default(),
+                    to.display()
+                )
+            }
             Err(e) => {
                 failed += 1;
                 eprintln!("error: {e}");
             }
         }
+    }
+    if !single {
+        outln!(
+            o,
+            "{} files exported ({} objects, {} vertices, {} triangles); {passed} without rigid bodies or not Havok files passed over",
+            total - failed - passed,
+            sum.objects,
+            sum.vertices,
+            sum.triangles
+        );
     }
     if failed > 0 {
         return Err(Error::Batch { failed, total });
