@@ -85,8 +85,8 @@ fn every_vertex_lies_in_its_shapes_stored_box() {
             let mut worst = 0f32;
             for &v in &m.vertices {
                 let p = m.to_code.apply(v);
-                for i in 0..3 {
-                    worst = worst.max(b.min[i] - p[i]).max(p[i] - b.max[i]);
+                for (i, x) in p.into_iter().enumerate() {
+                    worst = worst.max(b.min[i] - x).max(x - b.max[i]);
                 }
             }
             // The box is stored as centre and half extents in f32.

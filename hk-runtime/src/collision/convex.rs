@@ -87,7 +87,7 @@ pub(super) fn read(r: &Rec<'_>) -> Result<Mesh> {
 }
 
 /// Whether every plane has a unit normal and no vertex lies more than
-/// [`PLANE_TOLERANCE`] outside it (research: most stored planes are such; some are
+/// 10⁻³ outside it (research: most stored planes are such; some are
 /// scaled or cut the hull, docs/collision-notes.md §10.2).
 pub fn planes_exact(planes: &[[f32; 4]], vertices: &[Vec3]) -> bool {
     !planes.is_empty()

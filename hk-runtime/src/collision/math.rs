@@ -140,9 +140,9 @@ impl Aabb {
 
     /// Grows the box to hold `p`.
     pub fn add(&mut self, p: Vec3) {
-        for i in 0..3 {
-            self.min[i] = self.min[i].min(p[i]);
-            self.max[i] = self.max[i].max(p[i]);
+        for (i, &x) in p.iter().enumerate() {
+            self.min[i] = self.min[i].min(x);
+            self.max[i] = self.max[i].max(x);
         }
     }
 

@@ -3,7 +3,7 @@
 //! one small model ([`Body`], [`Mesh`], [`Triangle`]), MOPP trees ([`mopp`]) and OBJ export
 //! ([`obj`]).
 //!
-//! Everything is read through the schema by member name ([`view`]), never by offset, so
+//! Everything is read through the schema by member name (the private `view` module), never by offset, so
 //! the generations hk reads (Havok 5.5 to 2014 packfiles, and the 2015 tagfile of Dark
 //! Souls Remastered) go through the same code; a game's subclass of an `hkp` shape is read
 //! as the Havok class it derives from. The facts this rests on are in

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use super::Scene;
 
-/// What [`write`] wrote.
+/// What [`write()`] wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Written {
     /// Objects (`o` lines).
