@@ -225,3 +225,57 @@ fn every_byte_of_a_mopp_code_flipped_ends_in_keys_or_an_error() {
         );
     }
 }
+
+/// The two Dark Souls ragdolls: 21 bodies, each a capsule turned and moved by its body.
+#[test]
+fn ragdoll_capsules_sit_around_their_world_segments() {
+    let Some(corpus) = hk_tests::corpus("ragdoll_capsules_sit_around_their_world_segments") else {
+        return;
+    };
+    for rel in [
+        "games/dark-souls-ptde/c2240_ragdoll_with_types.hkx",
+        "games/dark-souls-remastered/c2240_ragdoll.hkx",
+    ] {
+        let (graph, scene) = open(&corpus, rel);
+        assert_eq!(scene.bodies.len(), 21, "{rel}");
+        let mut turned = 0;
+        for b in &scene.bodies {
+            assert_eq!(b.meshes.len(), 1);
+            let m = &b.meshes[0];
+            let shape = m.object;
+            let v4 = |name: &str| -> [f32; 3] {
+                let v = graph.get(shape, name).unwrap();
+                let f = v.as_floats().unwrap();
+                [f[0], f[1], f[2]]
+            };
+            let radius = graph.get(shape, "radius").unwrap().as_f32().unwrap();
+            // The body's transform, read from the graph here: rotation columns and
+            // translation.
+            let t = graph.get(b.object, "motion.motionState.transform").unwrap();
+            let t = t.as_floats().unwrap().to_vec();
+            if (t[0] - 1.0).abs() > 1e-3 {
+                turned += 1;
+            }
+            let place = |p: [f32; 3]| -> [f32; 3] {
+                [0, 1, 2].map(|i| p[0] * t[i] + p[1] * t[4 + i] + p[2] * t[8 + i] + t[12 + i])
+            };
+            let (a, c) = (place(v4("vertexA")), place(v4("vertexB")));
+            let ab = [0, 1, 2].map(|i| c[i] - a[i]);
+            let len2: f32 = ab.iter().map(|x| x * x).sum();
+            for p in b.world_vertices(m) {
+                let ap = [0, 1, 2].map(|i| p[i] - a[i]);
+                let s = ((0..3).map(|i| ap[i] * ab[i]).sum::<f32>() / len2).clamp(0.0, 1.0);
+                let d: f32 = (0..3)
+                    .map(|i| (p[i] - a[i] - s * ab[i]).powi(2))
+                    .sum::<f32>()
+                    .sqrt();
+                assert!(
+                    (d - radius).abs() < 1e-3 * radius.max(1.0),
+                    "{rel} {}: {d} vs {radius}",
+                    b.name
+                );
+            }
+        }
+        assert!(turned > 0, "{rel}: some body is rotated");
+    }
+}
