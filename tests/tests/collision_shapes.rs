@@ -498,3 +498,74 @@ fn hull_of_a_point_cloud_is_the_cube_around_it() {
     assert!(!convex::planes_exact(&[[2.0, 0.0, 0.0, -2.0]], &corners));
     assert!(!convex::planes_exact(&[[1.0, 0.0, 0.0, -0.5]], &corners));
 }
+
+#[test]
+fn inconsistent_shapes_are_errors_not_panics() {
+    // A storage mesh with one good triangle, then one member at a time set wrong.
+    let build = |member: &str, value: i64| {
+        let mut g = G::new();
+        let s0 = g.add("hkpStorageExtendedMeshShapeMeshSubpartStorage");
+        g.set(s0, "vertices", Value::Array(Array::Vec4(vec![[0.0; 4]; 3])));
+        g.set(s0, "indices16", Value::Array(Array::U16(vec![0, 1, 2, 0])));
+        let mesh = g.add("hkpStorageExtendedMeshShape");
+        g.int(mesh, "numBitsForSubpartIndex", 12);
+        g.structs(
+            mesh,
+            "trianglesSubparts",
+            "hkpExtendedMeshShapeTrianglesSubpart",
+            1,
+        );
+        g.int(mesh, "trianglesSubparts[0].stridingType", 2);
+        g.int(mesh, "trianglesSubparts[0].indexStriding", 8);
+        g.int(mesh, "trianglesSubparts[0].numTriangleShapes", 1);
+        g.set(mesh, "weldingInfo", Value::Array(Array::U16(vec![1])));
+        g.ptrs(mesh, "meshstorage", &[s0]);
+        g.int(mesh, member, value);
+        g.body("m", mesh, IDENTITY, [0.0; 3]);
+        collision::read(&g.0)
+    };
+    assert!(build("numBitsForSubpartIndex", 12).is_ok());
+    for (member, value, says) in [
+        ("numBitsForSubpartIndex", 0, "is not 1 to 31"),
+        ("numBitsForSubpartIndex", 40, "is not 1 to 31"),
+        ("trianglesSubparts[0].indexStriding", 0, "positive multiple"),
+        ("trianglesSubparts[0].indexStriding", 3, "positive multiple"),
+        ("trianglesSubparts[0].numTriangleShapes", -1, "negative"),
+        (
+            "trianglesSubparts[0].numTriangleShapes",
+            i32::MAX as i64,
+            "bits for",
+        ),
+        ("trianglesSubparts[0].numTriangleShapes", 5_000, "indices"),
+        ("trianglesSubparts[0].stridingType", 3, "indices32"),
+    ] {
+        let e = build(member, value).expect_err(member).to_string();
+        assert!(e.contains(says), "{member} = {value}: {e}");
+    }
+    // A transform shape that holds itself: the walk stops at its depth limit.
+    let mut g = G::new();
+    let ts = g.add("hkpTransformShape");
+    g.set(ts, "childShape.childShape", ts);
+    let mut tf = [0f32; 16];
+    tf[0] = 1.0;
+    tf[5] = 1.0;
+    tf[10] = 1.0;
+    tf[15] = 1.0;
+    g.set(ts, "transform", Value::Floats(Floats::new(&tf).unwrap()));
+    g.body("loop", ts, IDENTITY, [0.0; 3]);
+    let e = collision::read(&g.0).unwrap_err().to_string();
+    assert!(e.contains("deeper than"), "{e}");
+    // A convex shape that claims more vertices than its records hold.
+    let mut g = G::new();
+    let c = convex_cube(&mut g, 1.0);
+    g.int(c, "numVertices", 9);
+    g.body("convex", c, IDENTITY, [0.0; 3]);
+    let e = collision::read(&g.0).unwrap_err().to_string();
+    assert!(e.contains("FourVectors hold 8"), "{e}");
+    // A body whose shape is not a shape.
+    let mut g = G::new();
+    let not_shape = g.add("hkpStorageExtendedMeshShapeMeshSubpartStorage");
+    g.body("odd", not_shape, IDENTITY, [0.0; 3]);
+    let e = collision::read(&g.0).unwrap_err().to_string();
+    assert!(e.contains("not a shape class"), "{e}");
+}

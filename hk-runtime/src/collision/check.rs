@@ -66,6 +66,9 @@ impl Report {
 
 /// Checks code `code` of `scene`.
 ///
+/// # Panics
+/// When `code` is not an index into [`Scene::codes`].
+///
 /// # Errors
 /// What running the code reports (an unknown command, a jump out of the code).
 pub fn check(scene: &Scene, code: usize) -> Result<Report> {

@@ -250,7 +250,9 @@ pub(super) fn extended(r: &Rec<'_>) -> Result<Vec<Mesh>> {
                 key: ((i as u32) << tri_bits) | t as u32,
                 material,
                 surface,
-                welding: welding_per_triangle.then(|| welding[running + t] as u16),
+                welding: welding_per_triangle
+                    .then(|| welding.get(running + t).map(|&w| w as u16))
+                    .flatten(),
             });
         }
         running += n;

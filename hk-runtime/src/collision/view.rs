@@ -152,7 +152,11 @@ impl<'g> Rec<'g> {
         let Shape::Struct(class) = shape else {
             return Err(self.err(name, "not a struct member"));
         };
-        self.struct_rec(class, &self.values[i], name)
+        let v = self
+            .values
+            .get(i)
+            .ok_or_else(|| self.err(name, "the object has fewer values than members"))?;
+        self.struct_rec(class, v, name)
     }
 
     /// The elements of an array-of-structs member as records.
@@ -167,8 +171,10 @@ impl<'g> Rec<'g> {
             },
             _ => return Err(self.err(name, "not an array")),
         };
-        let items = self.values[i]
-            .as_values()
+        let items = self
+            .values
+            .get(i)
+            .and_then(Value::as_values)
             .ok_or_else(|| self.err(name, "not an array of structs"))?;
         items
             .iter()
