@@ -132,6 +132,15 @@ pub enum Error {
     /// Arguments that do not go together, or name nothing.
     #[error("{0}")]
     Usage(String),
+    /// A file's collision (bodies, shapes, MOPP code) that cannot be read or run.
+    #[error("{}: {source}", path.display())]
+    Collision {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, with the object and member or the code address.
+        #[source]
+        source: Box<hk_runtime::collision::CollisionError>,
+    },
     /// A child process (cargo building a generated crate) could not be run.
     #[error("cannot run {program}: {source}")]
     Process {
@@ -159,6 +168,17 @@ impl Error {
                 Error::Runtime(e.in_file(path.as_ref().to_path_buf()))
             }
             other => other,
+        }
+    }
+
+    /// A collision error in file `path`.
+    pub fn collision(
+        path: impl AsRef<Path>,
+        source: Box<hk_runtime::collision::CollisionError>,
+    ) -> Error {
+        Error::Collision {
+            path: path.as_ref().to_path_buf(),
+            source,
         }
     }
 

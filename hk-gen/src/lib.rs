@@ -18,8 +18,11 @@
 //! | `hk sample` | [`sample::run`] |
 //! | `hk gen crate`, `hk gen all` | [`generate::gen_crate`], [`generate::gen_all`] |
 //! | `hk bench` | [`bench::run`] |
+//! | `hk export` | [`collision::export`] |
+//! | `hk mopp query`, `hk mopp check`, `hk mopp bench` | [`collision::query`], [`collision::check`], [`collision::bench`] |
 
 pub mod bench;
+pub mod collision;
 pub mod context;
 pub mod convert;
 pub mod diff;

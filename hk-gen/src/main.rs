@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use hk_gen::dump::Format;
 use hk_gen::schema::{ImportFormat, Meta};
 use hk_gen::{Context, Options, Out, Status};
@@ -163,6 +163,25 @@ enum Command {
         #[arg(long, value_name = "DIR|NAME")]
         schema: Option<PathBuf>,
     },
+    /// Write a file's level collision as world-space meshes (bodies, shapes, surface ids).
+    Export {
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "obj")]
+        format: ExportFormat,
+        /// The output file (one input file) or folder.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Read with this schema instead of the selection rule: a schema folder (a path) or
+        /// the name of one among the schemas (built in, or under --schemas).
+        #[arg(long, value_name = "DIR|NAME")]
+        schema: Option<PathBuf>,
+    },
+    /// Run MOPP codes: box queries, a check of every triangle, a throughput measurement.
+    #[command(subcommand)]
+    Mopp(MoppCmd),
     /// Compare two files member by member.
     Diff {
         /// First file.
@@ -186,10 +205,61 @@ impl Command {
             | Command::Build { schema, .. }
             | Command::Bench { schema, .. }
             | Command::Diff { schema, .. }
-            | Command::Convert { schema, .. } => schema.as_ref(),
+            | Command::Convert { schema, .. }
+            | Command::Export { schema, .. } => schema.as_ref(),
+            Command::Mopp(
+                MoppCmd::Query { schema, .. }
+                | MoppCmd::Check { schema, .. }
+                | MoppCmd::Bench { schema, .. },
+            ) => schema.as_ref(),
             Command::Schema(_) | Command::Gen(_) | Command::Sample { .. } => None,
         }
     }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ExportFormat {
+    /// Wavefront OBJ: `o` per body and shape, `usemtl surface_N` per surface id.
+    Obj,
+}
+
+#[derive(Debug, Subcommand)]
+enum MoppCmd {
+    /// Print the shape keys a box query returns, one per line.
+    Query {
+        /// The file.
+        file: PathBuf,
+        /// The box, in the space of the shape under the MOPP tree.
+        #[arg(
+            long,
+            value_name = "MINX,MINY,MINZ,MAXX,MAXY,MAXZ",
+            allow_hyphen_values = true
+        )]
+        aabb: String,
+        /// Read with this schema instead of the selection rule.
+        #[arg(long, value_name = "DIR|NAME")]
+        schema: Option<PathBuf>,
+    },
+    /// Run every kept triangle's own box and print `found X/Y`; check the terminals and a
+    /// far box.
+    Check {
+        /// The file.
+        file: PathBuf,
+        /// Read with this schema instead of the selection rule.
+        #[arg(long, value_name = "DIR|NAME")]
+        schema: Option<PathBuf>,
+    },
+    /// Measure query throughput (queries per second) on random boxes.
+    Bench {
+        /// The file.
+        file: PathBuf,
+        /// Queries to run.
+        #[arg(long, default_value_t = 100_000)]
+        queries: usize,
+        /// Read with this schema instead of the selection rule.
+        #[arg(long, value_name = "DIR|NAME")]
+        schema: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -367,6 +437,28 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
             hk_gen::dump::build(&ctx, &dump, &out, layout, o)
         }
         Command::Diff { a, b, .. } => hk_gen::diff::diff(&ctx, &a, &b, o),
+        Command::Export {
+            paths, format, out, ..
+        } => hk_gen::collision::export(
+            &ctx,
+            &paths,
+            &hk_gen::collision::ExportOptions {
+                out,
+                format: match format {
+                    ExportFormat::Obj => hk_gen::collision::Format::Obj,
+                },
+                progress: std::io::stderr().is_terminal(),
+            },
+            o,
+        ),
+        Command::Mopp(MoppCmd::Query { file, aabb, .. }) => {
+            let aabb = hk_gen::collision::parse_aabb(&aabb)?;
+            hk_gen::collision::query(&ctx, &file, &aabb, o)
+        }
+        Command::Mopp(MoppCmd::Check { file, .. }) => hk_gen::collision::check(&ctx, &file, o),
+        Command::Mopp(MoppCmd::Bench { file, queries, .. }) => {
+            hk_gen::collision::bench(&ctx, &file, queries, o)
+        }
         Command::Gen(GenCmd::All {
             out,
             hk_path,

@@ -1,0 +1,198 @@
+//! `hkpConvexVerticesShape`: vertices stored four to a `FourVectors` record (x, y, z
+//! lanes), faces from the connectivity object where the stored planes are exact hull
+//! faces, and a rebuilt hull otherwise (docs/collision-notes.md §10.2).
+
+use super::math::{Aabb, Vec3};
+use super::shapes::{blank, plain};
+use super::view::{ints, Rec};
+use super::{Mesh, Result, ShapeKind};
+
+/// The most vertices a hull is rebuilt from (the rebuild is quadratic in the count).
+const MAX_HULL_VERTICES: usize = 4096;
+
+/// How far (in the shape's units) a vertex may lie outside a normalised stored plane for
+/// the planes to count as exact.
+const PLANE_TOLERANCE: f32 = 1e-3;
+
+/// Reads a convex vertices shape.
+pub(super) fn read(r: &Rec<'_>) -> Result<Mesh> {
+    let mut m = blank(r, ShapeKind::ConvexVertices);
+    let n = usize::try_from(r.int("numVertices")?).map_err(|_| r.err("numVertices", "negative"))?;
+    let groups = r.recs("rotatedVertices")?;
+    if n > groups.len() * 4 {
+        return Err(r.err(
+            "numVertices",
+            format!(
+                "{n} vertices, but {} FourVectors hold {}",
+                groups.len(),
+                groups.len() * 4
+            ),
+        ));
+    }
+    for j in 0..n {
+        let g = &groups[j / 4];
+        let lane = j % 4;
+        m.vertices.push([
+            g.floats("x", 4)?[lane],
+            g.floats("y", 4)?[lane],
+            g.floats("z", 4)?[lane],
+        ]);
+    }
+    if let (Ok(c), Ok(h)) = (r.vec3("aabbCenter"), r.vec3("aabbHalfExtents")) {
+        m.stored_aabb = Some(Aabb::centered(c, h));
+    }
+    let planes: Vec<[f32; 4]> = match r.opt("planeEquations").and_then(|v| v.as_array()) {
+        Some(crate::graph::Array::Vec4(p)) => p.clone(),
+        _ => Vec::new(),
+    };
+    let faces = match r.opt("connectivity").and_then(|v| v.as_ptr()) {
+        Some(crate::graph::Ptr::Object(c)) => Some(Rec::object(r.graph(), *c)?),
+        _ => None,
+    };
+    if let (Some(c), true) = (faces, planes_exact(&planes, &m.vertices)) {
+        let idx = ints(c.array("vertexIndices")?)
+            .ok_or_else(|| c.err("vertexIndices", "expected integers"))?;
+        let per = ints(c.array("numVerticesPerFace")?)
+            .ok_or_else(|| c.err("numVerticesPerFace", "expected integers"))?;
+        let mut at = 0usize;
+        for (f, &k) in per.iter().enumerate() {
+            let k = k as usize;
+            let face = idx.get(at..at + k).ok_or_else(|| {
+                c.err(
+                    "vertexIndices",
+                    format!("face {f} runs past the {} indices", idx.len()),
+                )
+            })?;
+            if let Some(&bad) = face.iter().find(|&&v| v as usize >= n) {
+                return Err(c.err(
+                    "vertexIndices",
+                    format!("face {f} names vertex {bad} of {n}"),
+                ));
+            }
+            for i in 1..k.saturating_sub(1) {
+                m.triangles.push(plain([face[0], face[i], face[i + 1]], 0));
+            }
+            at += k;
+        }
+    } else {
+        if n > MAX_HULL_VERTICES {
+            return Err(r.err(
+                "numVertices",
+                format!("{n} vertices: more than the {MAX_HULL_VERTICES} a hull is rebuilt from"),
+            ));
+        }
+        m.triangles = hull(&m.vertices).into_iter().map(|v| plain(v, 0)).collect();
+    }
+    Ok(m)
+}
+
+/// Whether every plane has a unit normal and no vertex lies more than
+/// 10⁻³ outside it (research: most stored planes are such; some are
+/// scaled or cut the hull, docs/collision-notes.md §10.2).
+pub fn planes_exact(planes: &[[f32; 4]], vertices: &[Vec3]) -> bool {
+    !planes.is_empty()
+        && planes.iter().all(|p| {
+            let len = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+            (len - 1.0).abs() <= 1e-3
+                && vertices
+                    .iter()
+                    .all(|v| v[0] * p[0] + v[1] * p[1] + v[2] * p[2] + p[3] <= PLANE_TOLERANCE)
+        })
+}
+
+fn sub(a: Vec3, b: Vec3) -> [f64; 3] {
+    [0, 1, 2].map(|i| f64::from(a[i]) - f64::from(b[i]))
+}
+
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The convex hull of `p` as outward triangles (incremental: each point removes the faces
+/// it sees and joins the horizon). Empty for fewer than four non-coplanar points.
+pub fn hull(p: &[Vec3]) -> Vec<[u32; 3]> {
+    let n = p.len();
+    if n < 4 {
+        return Vec::new();
+    }
+    let scale = p
+        .iter()
+        .flat_map(|v| v.iter())
+        .fold(0f64, |m, &x| m.max(f64::from(x).abs()))
+        .max(1.0);
+    let eps = scale * 1e-6;
+    // A first tetrahedron: two far points, the point farthest from their line, the point
+    // farthest from their plane.
+    let a = 0usize;
+    let b = (0..n)
+        .max_by(|&i, &j| {
+            dot(sub(p[i], p[a]), sub(p[i], p[a])).total_cmp(&dot(sub(p[j], p[a]), sub(p[j], p[a])))
+        })
+        .unwrap_or(0);
+    let ab = sub(p[b], p[a]);
+    let line = |i: usize| {
+        let c = cross(ab, sub(p[i], p[a]));
+        dot(c, c)
+    };
+    let c = (0..n)
+        .max_by(|&i, &j| line(i).total_cmp(&line(j)))
+        .unwrap_or(0);
+    let normal = cross(ab, sub(p[c], p[a]));
+    let plane = |i: usize| dot(normal, sub(p[i], p[a])).abs();
+    let d = (0..n)
+        .max_by(|&i, &j| plane(i).total_cmp(&plane(j)))
+        .unwrap_or(0);
+    if line(c).sqrt() <= eps * eps.max(1.0) || plane(d) <= eps * dot(normal, normal).sqrt() {
+        return Vec::new();
+    }
+    let centre: [f64; 3] = [0, 1, 2].map(|k| {
+        (f64::from(p[a][k]) + f64::from(p[b][k]) + f64::from(p[c][k]) + f64::from(p[d][k])) / 4.0
+    });
+    let outward = |f: [usize; 3]| -> [usize; 3] {
+        let nrm = cross(sub(p[f[1]], p[f[0]]), sub(p[f[2]], p[f[0]]));
+        let to_c = [0, 1, 2].map(|k| centre[k] - f64::from(p[f[0]][k]));
+        if dot(nrm, to_c) > 0.0 {
+            [f[0], f[2], f[1]]
+        } else {
+            f
+        }
+    };
+    let mut faces: Vec<[usize; 3]> = [[a, b, c], [a, b, d], [a, c, d], [b, c, d]]
+        .into_iter()
+        .map(outward)
+        .collect();
+    for i in 0..n {
+        if [a, b, c, d].contains(&i) {
+            continue;
+        }
+        let sees = |f: &[usize; 3]| {
+            let nrm = cross(sub(p[f[1]], p[f[0]]), sub(p[f[2]], p[f[0]]));
+            let len = dot(nrm, nrm).sqrt();
+            len > 0.0 && dot(nrm, sub(p[i], p[f[0]])) > eps * len
+        };
+        let (visible, kept): (Vec<[usize; 3]>, Vec<[usize; 3]>) =
+            faces.iter().partition(|f| sees(f));
+        if visible.is_empty() {
+            continue;
+        }
+        let edges: std::collections::HashSet<(usize, usize)> = visible
+            .iter()
+            .flat_map(|f| [(f[0], f[1]), (f[1], f[2]), (f[2], f[0])])
+            .collect();
+        faces = kept;
+        for &(u, v) in &edges {
+            if !edges.contains(&(v, u)) {
+                faces.push([u, v, i]);
+            }
+        }
+    }
+    faces.into_iter().map(|f| f.map(|x| x as u32)).collect()
+}

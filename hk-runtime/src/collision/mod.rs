@@ -1,0 +1,221 @@
+//! Level collision as geometry (layer 5, above the graph and the containers, like `dump`
+//! and `diff`): the rigid bodies of an `hkpPhysicsData` graph, their shapes as triangles in
+//! one small model ([`Body`], [`Mesh`], [`Triangle`]), MOPP trees ([`mopp`]) and OBJ export
+//! ([`obj`]).
+//!
+//! Everything is read through the schema by member name (the private `view` module), never by offset, so
+//! the generations hk reads (Havok 5.5 to 2014 packfiles, and the 2015 tagfile of Dark
+//! Souls Remastered) go through the same code; a game's subclass of an `hkp` shape is read
+//! as the Havok class it derives from. The facts this rests on are in
+//! docs/collision-notes.md (§8 to §10) and docs/mopp.md.
+//!
+//! | module | holds |
+//! |---|---|
+//! | [`math`] | transforms and boxes |
+//! | `body` | rigid bodies: placement, motion type, filter word |
+//! | `shapes` | the shape tree walk and the primitive shapes (box, sphere, capsule, cylinder) |
+//! | `mesh` | extended, storage-extended and simple meshes |
+//! | [`convex`] | convex vertices shapes: FourVectors vertices, faces, hull rebuild |
+//! | [`mopp`] | the MOPP interpreter and the degenerate-triangle rule |
+//! | [`check`] | a MOPP code against the triangles it indexes |
+//! | [`obj`] | Wavefront OBJ output |
+
+mod body;
+pub mod check;
+pub mod convex;
+pub mod math;
+mod mesh;
+pub mod mopp;
+pub mod obj;
+mod shapes;
+mod view;
+
+use crate::graph::{Graph, ObjectId};
+
+pub use math::{Aabb, Affine, Vec3};
+
+/// What went wrong reading collision. Boxed in [`Result`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CollisionError {
+    /// A shape or body whose members do not make sense.
+    #[error("{object} ({member}): {message}")]
+    Shape {
+        /// The object, `#id Class`.
+        object: String,
+        /// `Class.member`.
+        member: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A MOPP code that cannot be run.
+    #[error("MOPP code at byte {address} (0x{address:X}): {message}")]
+    Mopp {
+        /// The address of the command in the code.
+        address: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl CollisionError {
+    pub(crate) fn shape(
+        object: impl Into<String>,
+        member: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Box<CollisionError> {
+        Box::new(CollisionError::Shape {
+            object: object.into(),
+            member: member.into(),
+            message: message.into(),
+        })
+    }
+
+    pub(crate) fn mopp(address: usize, message: impl Into<String>) -> Box<CollisionError> {
+        Box::new(CollisionError::Mopp {
+            address,
+            message: message.into(),
+        })
+    }
+}
+
+/// Result of the collision readers.
+pub type Result<T> = std::result::Result<T, Box<CollisionError>>;
+
+/// What a [`Mesh`] was made from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ShapeKind {
+    /// A triangle subpart of an extended mesh (storage or not, game subclasses included).
+    ExtendedMesh,
+    /// An `hkpSimpleMeshShape`.
+    SimpleMesh,
+    /// An `hkpConvexVerticesShape`.
+    ConvexVertices,
+    /// An `hkpBoxShape` (tessellated).
+    Box,
+    /// An `hkpSphereShape` (tessellated).
+    Sphere,
+    /// An `hkpCapsuleShape` (tessellated).
+    Capsule,
+    /// An `hkpCylinderShape` (tessellated).
+    Cylinder,
+}
+
+/// One triangle of a [`Mesh`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Triangle {
+    /// Vertex indices into [`Mesh::vertices`].
+    pub v: [u32; 3],
+    /// Its shape key (`subpart << (32 - numBitsForSubpartIndex) | index` in an extended
+    /// mesh; the index in a simple mesh; 0 for a tessellated primitive).
+    pub key: u32,
+    /// The per-triangle filter word of its material record, when the mesh has one.
+    pub material: Option<u32>,
+    /// Its surface id: `(word >> 3) & 0x3F` of [`Triangle::material`], else the game's
+    /// per-subpart material number (docs/collision-notes.md §9.3), else `None`.
+    pub surface: Option<u32>,
+    /// Its welding word, when the shape stores one per triangle.
+    pub welding: Option<u16>,
+}
+
+/// One shape (or one subpart of a mesh) as triangles in the shape's own space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mesh {
+    /// A name: the shape's class and object id, and the subpart (`CustomParam…#6/1`).
+    pub name: String,
+    /// The object the triangles come from.
+    pub object: ObjectId,
+    /// What it was made from.
+    pub kind: ShapeKind,
+    /// From this mesh's space to its body's (every transform and translate shape between).
+    pub to_body: Affine,
+    /// Vertices in the mesh's space.
+    pub vertices: Vec<Vec3>,
+    /// Triangles.
+    pub triangles: Vec<Triangle>,
+    /// The box the shape stores for itself (in the mesh's space), when it stores one.
+    pub stored_aabb: Option<Aabb>,
+    /// The triangle count the subpart record declares (`numTriangleShapes`).
+    pub declared_triangles: Option<u64>,
+    /// The MOPP code (an index into [`Scene::codes`]) whose terminals are this mesh's keys.
+    pub code: Option<usize>,
+    /// From this mesh's space to the space of [`Mesh::code`] (the space its queries take).
+    pub to_code: Affine,
+}
+
+/// A rigid body and its shapes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    /// Its name (`hkpWorldObject.name`), or `body#id`.
+    pub name: String,
+    /// Its object.
+    pub object: ObjectId,
+    /// From body space to world space.
+    pub to_world: Affine,
+    /// The stored motion type.
+    pub motion_type: i64,
+    /// The motion type's item name, when the schema states the enum.
+    pub motion_name: Option<String>,
+    /// The collidable's collision filter word.
+    pub filter_info: u32,
+    /// Its shapes, flattened.
+    pub meshes: Vec<Mesh>,
+}
+
+impl Body {
+    /// Mesh `m`'s vertices in world space.
+    pub fn world_vertices(&self, m: &Mesh) -> Vec<Vec3> {
+        let a = self.to_world.then_inner(&m.to_body);
+        m.vertices.iter().map(|&p| a.apply(p)).collect()
+    }
+}
+
+/// The collision of one file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scene {
+    /// Its bodies, in object order.
+    pub bodies: Vec<Body>,
+    /// Its MOPP codes.
+    pub codes: Vec<mopp::Code>,
+}
+
+impl Scene {
+    /// Triangles over every body.
+    pub fn triangle_count(&self) -> usize {
+        self.meshes().map(|(_, m)| m.triangles.len()).sum()
+    }
+
+    /// Vertices over every body.
+    pub fn vertex_count(&self) -> usize {
+        self.meshes().map(|(_, m)| m.vertices.len()).sum()
+    }
+
+    /// Every (body, mesh) pair.
+    pub fn meshes(&self) -> impl Iterator<Item = (&Body, &Mesh)> {
+        self.bodies
+            .iter()
+            .flat_map(|b| b.meshes.iter().map(move |m| (b, m)))
+    }
+}
+
+/// Reads the collision of `graph`: every object that is an `hkpRigidBody` (or derives from
+/// one), in object order, with its shape tree.
+///
+/// # Errors
+/// A body or shape whose members are missing or inconsistent (an index past its vertices,
+/// a pointer to a non-shape, a shape tree deeper than 64 levels), naming the object and
+/// member.
+pub fn read(graph: &Graph) -> Result<Scene> {
+    let mut scene = Scene::default();
+    let mut walker = shapes::Walker::new(graph);
+    for (i, o) in graph.objects.iter().enumerate() {
+        let name = graph.schema().name_of(o.class);
+        if view::is_a(graph.schema(), name, "hkpRigidBody") {
+            let body = body::read(graph, ObjectId(i as u32), &mut walker)?;
+            scene.bodies.push(body);
+        }
+    }
+    scene.codes = walker.into_codes();
+    Ok(scene)
+}
