@@ -221,6 +221,10 @@ impl Command {
 enum ExportFormat {
     /// Wavefront OBJ: `o` per body and shape, `usemtl surface_N` per surface id.
     Obj,
+    /// glTF 2.0: a node per body and shape, a material per surface id, the buffer inline.
+    Gltf,
+    /// glTF 2.0 in the binary container (GLB).
+    Glb,
 }
 
 #[derive(Debug, Subcommand)]
@@ -446,6 +450,8 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
                 out,
                 format: match format {
                     ExportFormat::Obj => hk_gen::collision::Format::Obj,
+                    ExportFormat::Gltf => hk_gen::collision::Format::Gltf,
+                    ExportFormat::Glb => hk_gen::collision::Format::Glb,
                 },
                 progress: std::io::stderr().is_terminal(),
             },
