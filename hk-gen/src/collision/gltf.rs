@@ -242,13 +242,17 @@ pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
         });
         debug_assert_eq!(buffer, b.buffer);
     }
-    let scene_index = b.root.push(json::Scene {
-        extensions: None,
-        extras: Default::default(),
-        name: Some("collision".to_string()),
-        nodes,
-    });
-    b.root.scene = Some(scene_index);
+    // A scene lists at least one node (glTF 2.0, `scene.nodes`); a file without triangles
+    // has no scene at all, which glTF allows.
+    if !nodes.is_empty() {
+        let scene_index = b.root.push(json::Scene {
+            extensions: None,
+            extras: Default::default(),
+            name: Some("collision".to_string()),
+            nodes,
+        });
+        b.root.scene = Some(scene_index);
+    }
     let bytes = match container {
         Container::Json => json::serialize::to_vec_pretty(&b.root).map_err(|e| e.to_string())?,
         Container::Binary => {
@@ -275,4 +279,35 @@ pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
         }
     };
     Ok(Encoded { bytes, written })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collision::render::tests::scene;
+
+    #[test]
+    fn an_empty_scene_is_a_valid_document_without_a_buffer() {
+        for c in [Container::Json, Container::Binary] {
+            let e = encode(&Scene::default(), c).unwrap();
+            assert_eq!(e.written, Written::default());
+            let g = ::gltf::Gltf::from_slice(&e.bytes).unwrap();
+            assert_eq!((g.buffers().count(), g.nodes().count()), (0, 0));
+            assert!(g.default_scene().is_none());
+            // A mesh with vertices and no triangles writes no node either.
+            let e = encode(&scene(vec![[1.0; 3]], vec![]), c).unwrap();
+            assert_eq!(e.written.objects, 0);
+            assert!(::gltf::Gltf::from_slice(&e.bytes).is_ok());
+        }
+    }
+
+    #[test]
+    fn a_vertex_that_is_not_finite_is_an_error_naming_the_shape() {
+        let s = scene(
+            vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, f32::INFINITY, 0.0]],
+            vec![[0, 1, 2]],
+        );
+        let e = encode(&s, Container::Binary).unwrap_err();
+        assert!(e.starts_with("b/m: a vertex is not finite"), "{e}");
+    }
 }

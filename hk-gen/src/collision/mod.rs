@@ -235,6 +235,42 @@ pub fn export(
     Ok(Status::Success)
 }
 
+/// `hk render FILE -o OUT.png`: the file's collision drawn from a camera that frames it
+/// ([`render::render`]); prints what it drew.
+///
+/// # Errors
+/// A file that does not read, holds no triangle, or a PNG that cannot be written.
+pub fn render_file(
+    ctx: &Context,
+    path: &Path,
+    out: &Path,
+    opts: &render::RenderOptions,
+    o: &mut Out<'_>,
+) -> Result<Status> {
+    let s = scene(ctx, path)?;
+    let pixmap = render::render(&s, opts).map_err(|m| Error::geometry(path, m))?;
+    let png = pixmap
+        .encode_png()
+        .map_err(|e| Error::geometry(path, format!("encoding the PNG: {e}")))?;
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    std::fs::write(out, &png).map_err(|e| Error::io(out, e))?;
+    outln!(
+        o,
+        "{}: {} bodies, {} triangles drawn{} -> {} ({}x{}, {} bytes)",
+        path.display(),
+        s.bodies.len(),
+        s.triangle_count(),
+        if opts.wireframe { " as wireframe" } else { "" },
+        out.display(),
+        opts.width,
+        opts.height,
+        png.len()
+    );
+    Ok(Status::Success)
+}
+
 /// Parses `minx,miny,minz,maxx,maxy,maxz`.
 ///
 /// # Errors
