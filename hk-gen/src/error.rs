@@ -141,6 +141,15 @@ pub enum Error {
         #[source]
         source: Box<hk_runtime::collision::CollisionError>,
     },
+    /// Geometry that cannot be written or drawn (a non-finite vertex, nothing to draw, an
+    /// output too large for its format).
+    #[error("{}: {message}", path.display())]
+    Geometry {
+        /// The input file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// A child process (cargo building a generated crate) could not be run.
     #[error("cannot run {program}: {source}")]
     Process {
@@ -179,6 +188,14 @@ impl Error {
         Error::Collision {
             path: path.as_ref().to_path_buf(),
             source,
+        }
+    }
+
+    /// A geometry error about the collision of file `path`.
+    pub fn geometry(path: impl AsRef<Path>, message: impl Into<String>) -> Error {
+        Error::Geometry {
+            path: path.as_ref().to_path_buf(),
+            message: message.into(),
         }
     }
 

@@ -19,6 +19,7 @@
 //! | `hk gen crate`, `hk gen all` | [`generate::gen_crate`], [`generate::gen_all`] |
 //! | `hk bench` | [`bench::run`] |
 //! | `hk export` | [`collision::export`] |
+//! | `hk render` | [`collision::render_file`] |
 //! | `hk mopp query`, `hk mopp check`, `hk mopp bench` | [`collision::query`], [`collision::check`], [`collision::bench`] |
 
 pub mod bench;

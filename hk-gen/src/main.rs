@@ -179,6 +179,24 @@ enum Command {
         #[arg(long, value_name = "DIR|NAME")]
         schema: Option<PathBuf>,
     },
+    /// Draw a file's level collision as a PNG (a three-quarter view of the whole scene).
+    Render {
+        /// The file.
+        file: PathBuf,
+        /// The PNG to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Draw the triangles' edges only.
+        #[arg(long)]
+        wireframe: bool,
+        /// The picture's size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "800x600", value_name = "WxH")]
+        size: String,
+        /// Read with this schema instead of the selection rule: a schema folder (a path) or
+        /// the name of one among the schemas (built in, or under --schemas).
+        #[arg(long, value_name = "DIR|NAME")]
+        schema: Option<PathBuf>,
+    },
     /// Run MOPP codes: box queries, a check of every triangle, a throughput measurement.
     #[command(subcommand)]
     Mopp(MoppCmd),
@@ -206,7 +224,8 @@ impl Command {
             | Command::Bench { schema, .. }
             | Command::Diff { schema, .. }
             | Command::Convert { schema, .. }
-            | Command::Export { schema, .. } => schema.as_ref(),
+            | Command::Export { schema, .. }
+            | Command::Render { schema, .. } => schema.as_ref(),
             Command::Mopp(
                 MoppCmd::Query { schema, .. }
                 | MoppCmd::Check { schema, .. }
@@ -221,6 +240,10 @@ impl Command {
 enum ExportFormat {
     /// Wavefront OBJ: `o` per body and shape, `usemtl surface_N` per surface id.
     Obj,
+    /// glTF 2.0: a node per body and shape, a material per surface id, the buffer inline.
+    Gltf,
+    /// glTF 2.0 in the binary container (GLB).
+    Glb,
 }
 
 #[derive(Debug, Subcommand)]
@@ -446,11 +469,34 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
                 out,
                 format: match format {
                     ExportFormat::Obj => hk_gen::collision::Format::Obj,
+                    ExportFormat::Gltf => hk_gen::collision::Format::Gltf,
+                    ExportFormat::Glb => hk_gen::collision::Format::Glb,
                 },
                 progress: std::io::stderr().is_terminal(),
             },
             o,
         ),
+        Command::Render {
+            file,
+            out,
+            wireframe,
+            size,
+            ..
+        } => {
+            let (width, height) =
+                hk_gen::collision::render::parse_size(&size).map_err(hk_gen::Error::usage)?;
+            hk_gen::collision::render_file(
+                &ctx,
+                &file,
+                &out,
+                &hk_gen::collision::render::RenderOptions {
+                    width,
+                    height,
+                    wireframe,
+                },
+                o,
+            )
+        }
         Command::Mopp(MoppCmd::Query { file, aabb, .. }) => {
             let aabb = hk_gen::collision::parse_aabb(&aabb)?;
             hk_gen::collision::query(&ctx, &file, &aabb, o)

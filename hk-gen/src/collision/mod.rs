@@ -1,5 +1,10 @@
-//! `hk export`, `hk mopp query`, `hk mopp check`: level collision as triangles
-//! ([`hk_runtime::collision`]), read through the one front door ([`Context::open`]).
+//! `hk export`, `hk render`, `hk mopp query`, `hk mopp check`: level collision as
+//! triangles ([`hk_runtime::collision`]), read through the one front door
+//! ([`Context::open`]). The glTF writer ([`gltf`]) and the renderer ([`render`]) live here,
+//! not in hk-runtime, so the library takes no drawing or glTF dependency.
+
+pub mod gltf;
+pub mod render;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -21,6 +26,21 @@ use crate::Status;
 pub enum Format {
     /// Wavefront OBJ.
     Obj,
+    /// glTF 2.0, JSON with the buffer inline.
+    Gltf,
+    /// glTF 2.0, the binary container.
+    Glb,
+}
+
+impl Format {
+    /// The file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Obj => "obj",
+            Format::Gltf => "gltf",
+            Format::Glb => "glb",
+        }
+    }
 }
 
 /// How `hk export` runs.
@@ -53,7 +73,13 @@ struct Exported {
 
 /// Exports one file; a file found in a folder that is not a Havok file, or holds no rigid
 /// body, is passed over (`None`).
-fn export_one(ctx: &Context, path: &Path, to: &Path, named: bool) -> Result<Option<Exported>> {
+fn export_one(
+    ctx: &Context,
+    path: &Path,
+    to: &Path,
+    named: bool,
+    format: Format,
+) -> Result<Option<Exported>> {
     if !named {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         if hk_runtime::file::detect(&bytes).is_none() {
@@ -67,11 +93,26 @@ fn export_one(ctx: &Context, path: &Path, to: &Path, named: bool) -> Result<Opti
     if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let f = std::fs::File::create(to).map_err(|e| Error::io(to, e))?;
-    let mut w = BufWriter::new(f);
-    writeln!(w, "# hk export of {}", path.display()).map_err(|e| Error::io(to, e))?;
-    let written = obj::write(&s, &mut w, 1).map_err(|e| Error::io(to, e))?;
-    w.flush().map_err(|e| Error::io(to, e))?;
+    let written = match format {
+        Format::Obj => {
+            let f = std::fs::File::create(to).map_err(|e| Error::io(to, e))?;
+            let mut w = BufWriter::new(f);
+            writeln!(w, "# hk export of {}", path.display()).map_err(|e| Error::io(to, e))?;
+            let written = obj::write(&s, &mut w, 1).map_err(|e| Error::io(to, e))?;
+            w.flush().map_err(|e| Error::io(to, e))?;
+            written
+        }
+        Format::Gltf | Format::Glb => {
+            let container = if format == Format::Glb {
+                gltf::Container::Binary
+            } else {
+                gltf::Container::Json
+            };
+            let e = gltf::encode(&s, container).map_err(|m| Error::geometry(path, m))?;
+            std::fs::write(to, &e.bytes).map_err(|e| Error::io(to, e))?;
+            e.written
+        }
+    };
     Ok(Some(Exported {
         bodies: s.bodies.len(),
         declared: s
@@ -82,8 +123,9 @@ fn export_one(ctx: &Context, path: &Path, to: &Path, named: bool) -> Result<Opti
     }))
 }
 
-/// `hk export FILE... --format obj -o OUT`: one OBJ per input file, in world space. With
-/// one input file `OUT` is the file to write; otherwise a folder that mirrors the inputs.
+/// `hk export FILE... --format obj|gltf|glb -o OUT`: one file per input file, in world
+/// space. With one input file `OUT` is the file to write; otherwise a folder that mirrors
+/// the inputs.
 ///
 /// # Errors
 /// No input, or files that fail (each is reported; the batch ends in [`Error::Batch`]).
@@ -93,7 +135,6 @@ pub fn export(
     opts: &ExportOptions,
     o: &mut Out<'_>,
 ) -> Result<Status> {
-    let Format::Obj = opts.format;
     let single = paths.len() == 1 && !paths[0].is_dir();
     let mut jobs: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
     for p in paths {
@@ -114,7 +155,7 @@ pub fn export(
                 if let (Some(r), true) = (root, paths.len() > 1) {
                     rel = PathBuf::from(r.file_name().unwrap_or_default()).join(rel);
                 }
-                opts.out.join(rel).with_extension("obj")
+                opts.out.join(rel).with_extension(opts.format.extension())
             };
             jobs.push((f, to, named));
         }
@@ -142,7 +183,7 @@ pub fn export(
     let results: Vec<(PathBuf, PathBuf, Result<Option<Exported>>)> = jobs
         .into_par_iter()
         .map(|(f, to, named)| {
-            let r = export_one(ctx, &f, &to, named);
+            let r = export_one(ctx, &f, &to, named, opts.format);
             bar.inc(1);
             (f, to, r)
         })
@@ -191,6 +232,42 @@ pub fn export(
     if failed > 0 {
         return Err(Error::Batch { failed, total });
     }
+    Ok(Status::Success)
+}
+
+/// `hk render FILE -o OUT.png`: the file's collision drawn from a camera that frames it
+/// ([`render::render`]); prints what it drew.
+///
+/// # Errors
+/// A file that does not read, holds no triangle, or a PNG that cannot be written.
+pub fn render_file(
+    ctx: &Context,
+    path: &Path,
+    out: &Path,
+    opts: &render::RenderOptions,
+    o: &mut Out<'_>,
+) -> Result<Status> {
+    let s = scene(ctx, path)?;
+    let pixmap = render::render(&s, opts).map_err(|m| Error::geometry(path, m))?;
+    let png = pixmap
+        .encode_png()
+        .map_err(|e| Error::geometry(path, format!("encoding the PNG: {e}")))?;
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    std::fs::write(out, &png).map_err(|e| Error::io(out, e))?;
+    outln!(
+        o,
+        "{}: {} bodies, {} triangles drawn{} -> {} ({}x{}, {} bytes)",
+        path.display(),
+        s.bodies.len(),
+        s.triangle_count(),
+        if opts.wireframe { " as wireframe" } else { "" },
+        out.display(),
+        opts.width,
+        opts.height,
+        png.len()
+    );
     Ok(Status::Success)
 }
 

@@ -1,0 +1,313 @@
+//! glTF 2.0 output of a collision [`Scene`], built with the `gltf` crate's JSON types: one
+//! node and mesh per body and shape (named `body/shape`, as the OBJ objects), world-space
+//! positions, and one primitive per surface id, each with a material `surface_N`
+//! (`surface_none` for triangles without one). `.gltf` is one JSON file with its buffer
+//! inline (a base64 data URI); `.glb` is the binary container with the buffer as its BIN
+//! chunk. No normals are written: a viewer draws glTF triangles without normals with flat
+//! normals, which is how collision is best seen.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use gltf::json::validation::Checked::Valid;
+use gltf::json::validation::USize64;
+use gltf::json::{self, Index};
+use hk_runtime::collision::{obj::Written, Scene, Vec3};
+
+/// The two containers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Container {
+    /// `.gltf`: JSON, the buffer as a data URI.
+    Json,
+    /// `.glb`: the binary container.
+    Binary,
+}
+
+/// A scene as glTF bytes, with what they hold.
+#[derive(Clone, Debug)]
+pub struct Encoded {
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+    /// Nodes (one per body and shape with triangles), vertices and triangles written.
+    pub written: Written,
+}
+
+/// Colours for the surface materials, muted and told apart (sRGB-ish, linear factors).
+const PALETTE: [[f32; 3]; 8] = [
+    [0.60, 0.60, 0.58],
+    [0.45, 0.62, 0.45],
+    [0.70, 0.55, 0.38],
+    [0.42, 0.52, 0.72],
+    [0.72, 0.44, 0.44],
+    [0.62, 0.48, 0.70],
+    [0.40, 0.66, 0.66],
+    [0.75, 0.70, 0.40],
+];
+
+/// The colour hk gives surface id `s` (glTF materials and `hk render` agree).
+pub fn surface_color(s: Option<u32>) -> [f32; 3] {
+    match s {
+        None => [0.55, 0.55, 0.55],
+        Some(s) => PALETTE[s as usize % PALETTE.len()],
+    }
+}
+
+/// Builds the buffer and the JSON document of `scene`.
+struct Builder {
+    root: json::Root,
+    bin: Vec<u8>,
+    materials: BTreeMap<Option<u32>, Index<json::Material>>,
+    buffer: Index<json::Buffer>,
+}
+
+impl Builder {
+    fn view(&mut self, bytes: &[u8], target: json::buffer::Target) -> Index<json::buffer::View> {
+        // Every element here is four bytes, so every view starts four-aligned.
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(bytes);
+        self.root.push(json::buffer::View {
+            buffer: self.buffer,
+            byte_length: USize64::from(bytes.len()),
+            byte_offset: Some(USize64::from(offset)),
+            byte_stride: None,
+            extensions: None,
+            extras: Default::default(),
+            name: None,
+            target: Some(Valid(target)),
+        })
+    }
+
+    fn accessor(
+        &mut self,
+        view: Index<json::buffer::View>,
+        count: usize,
+        component: json::accessor::ComponentType,
+        type_: json::accessor::Type,
+        bounds: Option<(Vec3, Vec3)>,
+    ) -> Index<json::Accessor> {
+        self.root.push(json::Accessor {
+            buffer_view: Some(view),
+            byte_offset: None,
+            count: USize64::from(count),
+            component_type: Valid(json::accessor::GenericComponentType(component)),
+            extensions: None,
+            extras: Default::default(),
+            type_: Valid(type_),
+            min: bounds.map(|(lo, _)| json::Value::from(lo.to_vec())),
+            max: bounds.map(|(_, hi)| json::Value::from(hi.to_vec())),
+            name: None,
+            normalized: false,
+            sparse: None,
+        })
+    }
+
+    fn material(&mut self, surface: Option<u32>) -> Index<json::Material> {
+        if let Some(&m) = self.materials.get(&surface) {
+            return m;
+        }
+        let [r, g, b] = surface_color(surface);
+        let m = self.root.push(json::Material {
+            name: Some(match surface {
+                Some(s) => format!("surface_{s}"),
+                None => "surface_none".to_string(),
+            }),
+            double_sided: true,
+            pbr_metallic_roughness: json::material::PbrMetallicRoughness {
+                base_color_factor: json::material::PbrBaseColorFactor([r, g, b, 1.0]),
+                metallic_factor: json::material::StrengthFactor(0.0),
+                roughness_factor: json::material::StrengthFactor(1.0),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        self.materials.insert(surface, m);
+        m
+    }
+}
+
+/// Encodes `scene` as glTF. Returns a message when a vertex is not finite (glTF needs exact
+/// bounds) or the buffer passes the 4 GiB a GLB can hold.
+///
+/// # Errors
+/// The message says which body and shape.
+pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
+    let mut b = Builder {
+        root: json::Root::default(),
+        bin: Vec::new(),
+        materials: BTreeMap::new(),
+        buffer: Index::new(0),
+    };
+    b.root.asset.generator = Some(format!("hk {}", env!("CARGO_PKG_VERSION")));
+    let mut nodes = Vec::new();
+    let mut written = Written::default();
+    for (body, mesh) in scene.meshes() {
+        if mesh.triangles.is_empty() || mesh.vertices.is_empty() {
+            continue;
+        }
+        let name = format!("{}/{}", body.name, mesh.name);
+        let world = body.world_vertices(mesh);
+        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+        let mut bytes = Vec::with_capacity(world.len() * 12);
+        for p in &world {
+            if !p.iter().all(|c| c.is_finite()) {
+                return Err(format!("{name}: a vertex is not finite ({p:?})"));
+            }
+            for i in 0..3 {
+                lo[i] = lo[i].min(p[i]);
+                hi[i] = hi[i].max(p[i]);
+                bytes.extend_from_slice(&p[i].to_le_bytes());
+            }
+        }
+        let view = b.view(&bytes, json::buffer::Target::ArrayBuffer);
+        let positions = b.accessor(
+            view,
+            world.len(),
+            json::accessor::ComponentType::F32,
+            json::accessor::Type::Vec3,
+            Some((lo, hi)),
+        );
+        // One primitive per surface id, in the order the ids first appear.
+        let mut groups: Vec<(Option<u32>, Vec<u8>)> = Vec::new();
+        for t in &mesh.triangles {
+            let at = match groups.iter().position(|(s, _)| *s == t.surface) {
+                Some(i) => i,
+                None => {
+                    groups.push((t.surface, Vec::new()));
+                    groups.len() - 1
+                }
+            };
+            for v in t.v {
+                groups[at].1.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let mut primitives = Vec::new();
+        for (surface, idx) in groups {
+            let view = b.view(&idx, json::buffer::Target::ElementArrayBuffer);
+            let indices = b.accessor(
+                view,
+                idx.len() / 4,
+                json::accessor::ComponentType::U32,
+                json::accessor::Type::Scalar,
+                None,
+            );
+            let material = b.material(surface);
+            primitives.push(json::mesh::Primitive {
+                attributes: BTreeMap::from([(Valid(json::mesh::Semantic::Positions), positions)]),
+                extensions: None,
+                extras: Default::default(),
+                indices: Some(indices),
+                material: Some(material),
+                mode: Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            });
+        }
+        let m = b.root.push(json::Mesh {
+            extensions: None,
+            extras: Default::default(),
+            name: Some(name.clone()),
+            primitives,
+            weights: None,
+        });
+        nodes.push(b.root.push(json::Node {
+            mesh: Some(m),
+            name: Some(name),
+            ..Default::default()
+        }));
+        written.objects += 1;
+        written.vertices += world.len();
+        written.triangles += mesh.triangles.len();
+    }
+    if b.bin.len() > u32::MAX as usize - 1024 {
+        return Err(format!(
+            "{} bytes of geometry: more than a glTF buffer can hold",
+            b.bin.len()
+        ));
+    }
+    // A buffer must not be empty: a scene without triangles has none.
+    if !b.bin.is_empty() {
+        let uri = match container {
+            Container::Json => Some(format!(
+                "data:application/octet-stream;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(&b.bin)
+            )),
+            Container::Binary => None,
+        };
+        let buffer = b.root.push(json::Buffer {
+            byte_length: USize64::from(b.bin.len()),
+            extensions: None,
+            extras: Default::default(),
+            name: None,
+            uri,
+        });
+        debug_assert_eq!(buffer, b.buffer);
+    }
+    // A scene lists at least one node (glTF 2.0, `scene.nodes`); a file without triangles
+    // has no scene at all, which glTF allows.
+    if !nodes.is_empty() {
+        let scene_index = b.root.push(json::Scene {
+            extensions: None,
+            extras: Default::default(),
+            name: Some("collision".to_string()),
+            nodes,
+        });
+        b.root.scene = Some(scene_index);
+    }
+    let bytes = match container {
+        Container::Json => json::serialize::to_vec_pretty(&b.root).map_err(|e| e.to_string())?,
+        Container::Binary => {
+            let text = json::serialize::to_vec(&b.root).map_err(|e| e.to_string())?;
+            let pad = |n: usize| n.div_ceil(4) * 4;
+            let length = 12
+                + 8
+                + pad(text.len())
+                + if b.bin.is_empty() {
+                    0
+                } else {
+                    8 + pad(b.bin.len())
+                };
+            let glb = gltf::binary::Glb {
+                header: gltf::binary::Header {
+                    magic: *b"glTF",
+                    version: 2,
+                    length: u32::try_from(length).map_err(|_| "the GLB passes 4 GiB")?,
+                },
+                json: Cow::Owned(text),
+                bin: (!b.bin.is_empty()).then_some(Cow::Borrowed(&b.bin[..])),
+            };
+            glb.to_vec().map_err(|e| e.to_string())?
+        }
+    };
+    Ok(Encoded { bytes, written })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collision::render::tests::scene;
+
+    #[test]
+    fn an_empty_scene_is_a_valid_document_without_a_buffer() {
+        for c in [Container::Json, Container::Binary] {
+            let e = encode(&Scene::default(), c).unwrap();
+            assert_eq!(e.written, Written::default());
+            let g = ::gltf::Gltf::from_slice(&e.bytes).unwrap();
+            assert_eq!((g.buffers().count(), g.nodes().count()), (0, 0));
+            assert!(g.default_scene().is_none());
+            // A mesh with vertices and no triangles writes no node either.
+            let e = encode(&scene(vec![[1.0; 3]], vec![]), c).unwrap();
+            assert_eq!(e.written.objects, 0);
+            assert!(::gltf::Gltf::from_slice(&e.bytes).is_ok());
+        }
+    }
+
+    #[test]
+    fn a_vertex_that_is_not_finite_is_an_error_naming_the_shape() {
+        let s = scene(
+            vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, f32::INFINITY, 0.0]],
+            vec![[0, 1, 2]],
+        );
+        let e = encode(&s, Container::Binary).unwrap_err();
+        assert!(e.starts_with("b/m: a vertex is not finite"), "{e}");
+    }
+}
