@@ -3,25 +3,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-fn run(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().expect("run hk");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// `hk ARGS` with the built-in schemas (whatever the environment says).
-fn hk(args: &[&str]) -> (i32, String, String) {
-    run(Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .env_remove("HK_SCHEMAS")
-        .env_remove("HK_GAMES"))
-}
-
 mod common;
-use common::{corpus, root, temp};
+use common::{corpus, hk, root, run, temp};
 
 #[test]
 fn signatures_show_pinned_values_with_the_computed_one() {

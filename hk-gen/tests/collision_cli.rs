@@ -1,34 +1,9 @@
 //! `hk export` and `hk mopp` as a user runs them (docs/collision.md): the committed 7.1
 //! sample, and the corpus's Demon's Souls map.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 #[allow(dead_code)]
 mod common;
-use common::{corpus, root};
-
-/// `hk ARGS` with the built-in schemas: (exit code, stdout, stderr).
-fn hk(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .env_remove("HK_SCHEMAS")
-        .env_remove("HK_GAMES")
-        .output()
-        .expect("run hk");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-collision-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{corpus, hk, root, temp};
 
 fn count(text: &str, prefix: &str) -> usize {
     text.lines().filter(|l| l.starts_with(prefix)).count()

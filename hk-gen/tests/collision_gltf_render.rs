@@ -2,36 +2,13 @@
 //! every glTF and GLB is read back and validated by the `gltf` crate and holds the OBJ's
 //! triangles; renders have their size, are not blank, and wireframe differs from shaded.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use base64::Engine as _;
 
 #[allow(dead_code)]
 mod common;
-use common::{corpus, root};
-
-/// `hk ARGS` with the built-in schemas: (exit code, stdout, stderr).
-fn hk(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .env_remove("HK_SCHEMAS")
-        .env_remove("HK_GAMES")
-        .output()
-        .expect("run hk");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-gltf-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{corpus, hk, root, temp};
 
 /// What a glTF or GLB holds, read with the `gltf` crate (which validates the document).
 #[derive(Debug, Default)]

@@ -4,26 +4,10 @@
 //! that are no Havok file, a committed sample cut short, a schema folder written here.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[allow(dead_code)]
 mod common;
-use common::{root, temp};
-
-/// `hk ARGS` with the built-in schemas: (exit code, stdout, stderr).
-fn hk(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .env_remove("HK_SCHEMAS")
-        .env_remove("HK_GAMES")
-        .output()
-        .expect("run hk");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{hk, root, temp};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

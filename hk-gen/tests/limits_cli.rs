@@ -1,24 +1,8 @@
 //! The read limits on the command line: global flags of every command that reads a file,
 //! an error naming the limit and the offset, a hint naming the flag, exit status 2.
 
-use std::process::Command;
-
 mod common;
-use common::corpus;
-
-fn hk(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .env_remove("HK_SCHEMAS")
-        .env_remove("HK_GAMES")
-        .output()
-        .expect("run hk");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{corpus, hk};
 
 #[test]
 fn limits_are_global_flags_and_name_themselves_when_reached() {

@@ -10,24 +10,7 @@ use hk_runtime::schema::signature;
 use hk_runtime::{Endian, Schema};
 
 mod common;
-use common::{corpus, root, temp};
-
-fn run(cmd: &mut Command) -> (i32, String, String) {
-    let out = cmd.output().expect("run hk");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// `hk ARGS` with the built-in schemas.
-fn hk(args: &[&str]) -> (i32, String, String) {
-    run(Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .env_remove("HK_SCHEMAS")
-        .env_remove("HK_GAMES"))
-}
+use common::{corpus, hk, root, run, temp};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

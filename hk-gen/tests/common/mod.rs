@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -62,4 +63,25 @@ pub fn temp(name: &str) -> Scratch {
             .tempdir()
             .expect("temp dir"),
     )
+}
+
+/// Runs `cmd`: (exit code, stdout, stderr).
+#[allow(dead_code)]
+pub fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().expect("run hk");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `hk ARGS` with the built-in schemas and game profiles, whatever the environment says:
+/// (exit code, stdout, stderr).
+#[allow(dead_code)]
+pub fn hk(args: &[&str]) -> (i32, String, String) {
+    run(Command::new(env!("CARGO_BIN_EXE_hk"))
+        .args(args)
+        .env_remove("HK_SCHEMAS")
+        .env_remove("HK_GAMES"))
 }
