@@ -1,7 +1,8 @@
 //! `hk schema check [--schema DIR] FILE...`: a schema against files. Packfiles: the
 //! signatures stored in `__classnames__`, the offsets and sizes of the file's own
 //! `__types__` metadata, and whether every pointer fixup lands on a pointer member.
-//! Tagfiles: every record's size, member offsets and member flags in the type table.
+//! Tagfiles: every record's size, member offsets and member flags in the type table. Old
+//! binary tagfiles state no sizes or offsets: they are named and count as not agreeing.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -48,6 +49,13 @@ pub fn check(
                 match kind {
                     Some(Container::Packfile) => packfile(ctx, given, quiet, f, &bytes, o),
                     Some(Container::Tagfile) => tagfile(ctx, given, quiet, f, &bytes, o),
+                    Some(Container::BinaryTagfile) => {
+                        o.note(format_args!(
+                            "{}: an old binary tagfile states no sizes or offsets to check (`hk schema extract` writes its classes)",
+                            f.display()
+                        ))?;
+                        Ok(false)
+                    }
                     None => Err(
                         hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
                             .at(0)
