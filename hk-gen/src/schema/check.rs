@@ -2,7 +2,8 @@
 //! signatures stored in `__classnames__`, the offsets and sizes of the file's own
 //! `__types__` metadata, and whether every pointer fixup lands on a pointer member.
 //! Tagfiles: every record's size, member offsets and member flags in the type table. Old
-//! binary tagfiles state no sizes or offsets: they are named and count as not agreeing.
+//! binary tagfiles state no sizes or offsets: each is an error naming it, and the others
+//! are still checked.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,13 +50,11 @@ pub fn check(
                 match kind {
                     Some(Container::Packfile) => packfile(ctx, given, quiet, f, &bytes, o),
                     Some(Container::Tagfile) => tagfile(ctx, given, quiet, f, &bytes, o),
-                    Some(Container::BinaryTagfile) => {
-                        o.note(format_args!(
-                            "{}: an old binary tagfile states no sizes or offsets to check (`hk schema extract` writes its classes)",
-                            f.display()
-                        ))?;
-                        Ok(false)
-                    }
+                    // Nothing to check: an error, as for any input that cannot be checked.
+                    Some(Container::BinaryTagfile) => Err(Error::usage(format!(
+                        "{}: an old binary tagfile states no sizes or offsets to check (`hk schema extract` writes its classes)",
+                        f.display()
+                    ))),
                     None => Err(
                         hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
                             .at(0)

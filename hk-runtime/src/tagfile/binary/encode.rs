@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::defs::{tag, Base, ClassDef, MemberDef, MAGIC};
 use super::input::put_varint;
-use super::read::{always_written, worth};
+use super::zero::{always_written, worth};
 use super::BinaryTagfile;
 use crate::error::{Error, ReadError, Result, WriteError};
 use crate::graph::{Array, Graph, ObjectId, Ptr, Value};

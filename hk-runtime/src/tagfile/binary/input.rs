@@ -300,12 +300,16 @@ mod tests {
         }
         // 4 with a continuation byte of zero: not the shortest form.
         let data = [0, 0, 0, 0, 0, 0, 0, 0, 0x88, 0x00];
-        assert!(Input::new(&data, false, Budget::unlimited()).varint().is_err());
+        assert!(Input::new(&data, false, Budget::unlimited())
+            .varint()
+            .is_err());
         let mut lenient = Input::new(&data, true, Budget::unlimited());
         assert_eq!(lenient.varint().unwrap(), 4);
         assert_eq!(lenient.soft.len(), 1);
         // Eleven bytes: past 64 bits.
         let data = [[0u8; 8].as_slice(), &[0xFF; 10], &[0x01]].concat();
-        assert!(Input::new(&data, true, Budget::unlimited()).varint().is_err());
+        assert!(Input::new(&data, true, Budget::unlimited())
+            .varint()
+            .is_err());
     }
 }

@@ -12,8 +12,8 @@
 //! from a graph and the container facts the graph does not hold ([`BinaryTagfile`]).
 //! Modules: [`defs`] (version rules, type codes, class definitions), `input` (varints,
 //! strings, bitfields), `read` (the stream, class definitions and objects), `values`
-//! (arrays, tuples, struct columns and zero values), [`schema`] (schemas from class
-//! definitions), `encode` (the writer).
+//! (arrays, tuples, struct columns), `zero` (what Havok leaves out, and zero values),
+//! [`schema`] (schemas from class definitions), `encode` (the writer).
 
 pub mod defs;
 mod encode;
@@ -21,6 +21,7 @@ mod input;
 mod read;
 pub mod schema;
 mod values;
+mod zero;
 
 use std::collections::BTreeMap;
 

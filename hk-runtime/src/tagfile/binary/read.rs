@@ -17,17 +17,14 @@ use std::sync::Arc;
 
 use super::defs::{self, tag, Base, ClassDef, MemberDef, TypeCode, VersionRules};
 use super::input::{Input, Step};
-use super::values::{fill, into_values};
+use super::zero::{always_written, fill, into_values, worth, VALUE};
 use super::{schema, BinaryTagfile, Predicates, Read};
 use crate::error::{Error, ReadError, Result};
 use crate::graph::{Floats, Graph, ObjectId, Ptr, Value};
-use crate::limits::{Budget, Limits};
 use crate::limits::ReadOptions;
+use crate::limits::{Budget, Limits};
 use crate::packfile::read::Violation;
 use crate::schema::ClassId;
-
-/// Bytes one value takes in the graph (what the reader charges per value).
-pub(super) const VALUE: u64 = std::mem::size_of::<Value>() as u64;
 
 /// A definition's members and its ancestors', root first: (definition, member) pairs.
 pub(super) type Flat = Rc<[(usize, usize)]>;
@@ -97,8 +94,8 @@ pub(super) fn read(data: &[u8], opts: ReadOptions) -> Result<Read> {
             return Err(r.attach(e));
         }
     }
-    let schema =
-        schema::extract_within(&[&file], &file.schema_name(), limits.depth()).map_err(|e| e.at(8))?;
+    let schema = schema::extract_within(&[&file], &file.schema_name(), limits.depth())
+        .map_err(|e| e.at(8))?;
     let mut objects = Vec::with_capacity(n);
     let end = end as u64;
     for (def, mut values) in std::mem::take(&mut r.objects) {
@@ -164,29 +161,6 @@ fn header(input: &mut Input<'_>) -> Result<(VersionRules, Option<String>, Option
         None
     };
     Ok((rules, sdk, predicates))
-}
-
-/// Whether Havok's writer writes a member of type `ty` holding `v` (zero numbers, null
-/// pointers and strings, and empty arrays it leaves out; tuples, vectors and structs it
-/// always writes).
-pub(super) fn worth(ty: &TypeCode, v: &Value) -> bool {
-    match v {
-        Value::None => false,
-        _ if ty.tuple > 0 => true,
-        Value::Array(a) => !a.is_empty(),
-        Value::Int(i) => *i != 0,
-        Value::UInt(u) => *u != 0,
-        Value::Real(f) => *f != 0.0,
-        Value::Pointer(p) => p.is_some(),
-        Value::String(s) => s.is_some(),
-        _ => true,
-    }
-}
-
-/// Whether Havok's writer writes a member of type `ty` whatever it holds.
-pub(super) fn always_written(ty: &TypeCode) -> bool {
-    ty.base != Base::Void
-        && (ty.tuple > 0 || (!ty.array && (ty.base.floats() > 0 || ty.base == Base::Struct)))
 }
 
 impl Reader<'_> {
@@ -453,9 +427,7 @@ impl Reader<'_> {
 
     /// Charges `n` values about to be made.
     pub fn charge(&mut self, n: u64) -> Result<()> {
-        self.input
-            .budget
-            .charge_n(n, VALUE, self.input.pos as u64)
+        self.input.budget.charge_n(n, VALUE, self.input.pos as u64)
     }
 
     pub fn too_deep(&self, depth: usize) -> Result<()> {
@@ -500,7 +472,12 @@ impl Reader<'_> {
     }
 
     /// A present member's value.
-    pub fn value(&mut self, member: &MemberDef, key: (usize, usize), depth: usize) -> Result<Value> {
+    pub fn value(
+        &mut self,
+        member: &MemberDef,
+        key: (usize, usize),
+        depth: usize,
+    ) -> Result<Value> {
         let ty = member.ty;
         if ty.base == Base::Void {
             return Err(Error::invalid(

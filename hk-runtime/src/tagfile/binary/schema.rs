@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::defs::{Base, ClassDef, MemberDef};
 use super::BinaryTagfile;
-use crate::error::{Error, Limit, Result};
-use crate::limits::Limits;
+use crate::error::{Error, Limit, ReadError, Result};
+use crate::limits::{Limits, HARD_MAX_DEPTH};
 use crate::schema::{Class, Container, Generation, Member, Schema};
 use crate::types::TypeKind;
 
@@ -78,32 +78,40 @@ fn member(m: &MemberDef, width: Option<u8>) -> Result<Member> {
     })
 }
 
-/// Refuses classes that contain each other by value, or nest (parents and struct members
-/// by value) deeper than `max` levels ([`Limit::Depth`]).
+/// Refuses classes that contain each other by value, or whose values nest (struct members
+/// by value, through their parents' members too) deeper than `max` levels
+/// ([`Limit::Depth`]), or chains of parents and struct members longer than
+/// [`HARD_MAX_DEPTH`] classes (what the recursion here follows).
 fn check_nesting(defs: &[ClassDef], max: usize) -> Result<()> {
     let by_name: HashMap<&str, usize> = defs
         .iter()
         .enumerate()
         .map(|(i, d)| (d.name.as_str(), i))
         .collect();
-    // 0: not visited, 1: being visited, 2 + h: height h.
+    // 0: not visited, 1: being visited, 2 + h: values nest h levels below it.
     let mut state = vec![0usize; defs.len()];
     let too_deep = |name: &str| {
-        Limits::exceeded(Limit::Depth, max as u64 + 1, max as u64, 0)
-            .in_(format!("class {name} (parents and structs by value)"))
+        Error::read(ReadError::Limit {
+            limit: Limit::Depth,
+            needed: max as u64 + 1,
+            max: max as u64,
+        })
+        .in_(format!("class {name} (structs by value)"))
     };
-    // `level` bounds the recursion: a path longer than `max` fails where it gets there.
-    fn visit(
-        i: usize,
-        level: usize,
-        defs: &[ClassDef],
-        by_name: &HashMap<&str, usize>,
-        state: &mut [usize],
-        too_deep: &dyn Fn(&str) -> Error,
+    struct Cx<'a> {
+        defs: &'a [ClassDef],
+        by_name: HashMap<&'a str, usize>,
+        too_deep: &'a dyn Fn(&str) -> Error,
         max: usize,
-    ) -> Result<usize> {
-        if level > max {
-            return Err(too_deep(&defs[i].name));
+    }
+    // `steps` (classes on the path) bounds the recursion.
+    fn visit(i: usize, steps: usize, cx: &Cx<'_>, state: &mut [usize]) -> Result<usize> {
+        let defs = cx.defs;
+        if steps > HARD_MAX_DEPTH as usize {
+            return Err(Error::schema(format!(
+                "class {}: a chain of parents and struct members longer than {HARD_MAX_DEPTH} classes",
+                defs[i].name
+            )));
         }
         match state[i] {
             1 => {
@@ -117,35 +125,40 @@ fn check_nesting(defs: &[ClassDef], max: usize) -> Result<()> {
         }
         state[i] = 1;
         let d = &defs[i];
-        let mut next: Vec<usize> = Vec::new();
-        if d.parent > 0 {
-            next.push(d.parent as usize - 1);
-        }
+        // A parent's members are the class's own (flattened): no level below it.
+        let mut h = if d.parent > 0 {
+            visit(d.parent as usize - 1, steps + 1, cx, state)?
+        } else {
+            0
+        };
         for m in d
             .members
             .iter()
             .filter(|m| m.ty.base == Base::Struct && !m.ty.array)
         {
             let c = m.class.as_deref().unwrap_or_default();
-            next.push(*by_name.get(c).ok_or_else(|| {
+            let n = *cx.by_name.get(c).ok_or_else(|| {
                 Error::schema(format!(
                     "member {}.{}: struct class {c} is not defined",
                     d.name, m.name
                 ))
-            })?);
+            })?;
+            h = h.max(1 + visit(n, steps + 1, cx, state)?);
         }
-        let mut h = 0;
-        for n in next {
-            h = h.max(1 + visit(n, level + 1, defs, by_name, state, too_deep, max)?);
-        }
-        if h > max {
-            return Err(too_deep(&d.name));
+        if h > cx.max {
+            return Err((cx.too_deep)(&d.name));
         }
         state[i] = 2 + h;
         Ok(h)
     }
+    let cx = Cx {
+        defs,
+        by_name,
+        too_deep: &too_deep,
+        max,
+    };
     for i in 0..defs.len() {
-        visit(i, 0, defs, &by_name, &mut state, &too_deep, max)?;
+        visit(i, 0, &cx, &mut state)?;
     }
     Ok(())
 }

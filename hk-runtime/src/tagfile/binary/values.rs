@@ -1,24 +1,15 @@
 //! Reading items: an array's elements, a tuple's, or a struct column's
-//! (docs/binary-tagfile-format.md §5), and the zero values of members the stream leaves
-//! out. Each run of items is charged to the read's memory budget before it is made.
+//! (docs/binary-tagfile-format.md §5). Each run of items is charged to the read's memory
+//! budget before it is made.
 
 use std::rc::Rc;
 
 use super::defs::{Base, MemberDef};
 use super::input::Step;
-use super::read::{always_written, worth, Reader, VALUE};
+use super::read::Reader;
+use super::zero::{always_written, into_values, worth, VALUE};
 use crate::error::{Error, Result};
-use crate::graph::{default_value, Array, Value};
-use crate::limits::Budget;
-use crate::schema::{Schema, Shape};
-
-/// The values of an array column.
-pub(super) fn into_values(a: Array) -> Vec<Value> {
-    match a {
-        Array::Values(v) => v,
-        other => other.to_values(),
-    }
-}
+use crate::graph::{Array, Value};
 
 /// Bytes one item of `base` takes in its array column.
 fn item_bytes(base: Base) -> u64 {
@@ -223,36 +214,4 @@ impl Reader<'_> {
         }
         Ok(rows.into_iter().map(Value::Struct).collect())
     }
-}
-
-/// Replaces the placeholders of members the stream left out by their zero values, each
-/// charged to `budget` (by [`Schema::shape_values`]) before it is made; `at` is the end of
-/// the stream, where the reader makes them.
-pub(super) fn fill(
-    schema: &Schema,
-    shape: &Shape,
-    v: &mut Value,
-    budget: &mut Budget,
-    at: u64,
-) -> Result<()> {
-    match (shape, v) {
-        (Shape::Void, _) => {}
-        (_, v @ Value::None) => {
-            budget.charge_n(schema.shape_values(shape)?, VALUE, at)?;
-            *v = default_value(schema, shape)?;
-        }
-        (Shape::Struct(c), Value::Struct(vs)) => {
-            for (m, x) in schema.members(*c)?.iter().zip(vs) {
-                fill(schema, &m.shape, x, budget, at)?;
-            }
-        }
-        (Shape::Array(_, e), Value::Array(Array::Values(items)))
-        | (Shape::CArray(_, e), Value::CArray(items)) => {
-            for x in items {
-                fill(schema, e, x, budget, at)?;
-            }
-        }
-        _ => {}
-    }
-    Ok(())
 }
