@@ -2,7 +2,8 @@
 //! limit (memory, objects, expansion, depth) refuses a corpus file it is set below, with
 //! the limit's name and a file offset, through the reader and the front door alike; the
 //! defaults read every file; the file's own class definitions are its schema, and a schema
-//! the caller names is compared with them, never used in their place.
+//! the caller names is compared with them, never used in their place; a diff names the
+//! version and the container.
 
 use std::sync::Arc;
 
@@ -147,4 +148,28 @@ fn the_files_own_definitions_are_its_schema_and_a_given_one_is_compared() {
         "{w}"
     );
     assert_eq!(file::write(&doc).unwrap(), hat);
+}
+
+#[test]
+fn a_diff_names_the_version_and_the_container() {
+    let Some(corpus) = hk_tests::corpus("binary tagfile diff") else {
+        return;
+    };
+    let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
+    let open = |f: &str| file::open(&hk_tests::read(&corpus.join(f)), &schemas, strict()).unwrap();
+    let (hat, skeleton) = (open(HAT), open(SKELETON));
+    let packfile = open("packfile/havoklib-710/animref[4011].hkx");
+    let d = hk_runtime::diff::diff(&hat, &skeleton, 10);
+    assert_eq!(
+        d.lines[0], "binary tagfile version 4 (SDK hk_2014.0.5-r1) vs 3",
+        "{:?}",
+        d.lines
+    );
+    let d = hk_runtime::diff::diff(&hat, &packfile, 10);
+    assert_eq!(
+        d.lines[0], "an old binary tagfile vs a packfile",
+        "{:?}",
+        d.lines
+    );
+    assert_eq!(hk_runtime::diff::diff(&hat, &hat, 10).total, 0);
 }
