@@ -173,3 +173,48 @@ fn a_diff_names_the_version_and_the_container() {
     );
     assert_eq!(hk_runtime::diff::diff(&hat, &hat, 10).total, 0);
 }
+
+/// A stream of version 3 defining class `A` with one struct member by value of class
+/// `class` (a string reference: `A` is remembered string 2), then one object of class `A`
+/// whose bitfields mark the member present `levels` times, then zeros.
+fn nested_stream(class: i64, levels: usize) -> Vec<u8> {
+    use binary::defs::{tag, Base, TypeCode};
+    let code = TypeCode {
+        base: Base::Struct,
+        array: false,
+        tuple: 0,
+    }
+    .code();
+    let mut b = binary::MAGIC.to_vec();
+    for v in [tag::FILE_INFO, 3, tag::METADATA, 1] {
+        b.extend(varint(v));
+    }
+    b.push(b'A');
+    for v in [0, 0, 1, 1] {
+        b.extend(varint(v));
+    }
+    b.push(b'a');
+    for v in [code, class, tag::OBJECT_REMEMBER, 1] {
+        b.extend(varint(v));
+    }
+    b.extend(std::iter::repeat_n(1u8, levels));
+    b.extend([0u8; 16]);
+    b
+}
+
+#[test]
+fn a_class_holding_itself_by_value_is_refused_before_its_object_is_read() {
+    // The member's class is `A` itself.
+    let bad = nested_stream(-2, 10_000);
+    for opts in [strict(), lenient()] {
+        let e = binary::read(&bad, opts).expect_err("a class holding itself");
+        assert!(
+            e.to_string().contains("class A contains itself by value"),
+            "{e}"
+        );
+        assert!(e.offset().is_some_and(|o| o < 40), "{e}");
+    }
+    // A deep limit does not let it through either.
+    let deep = strict().with_limits(Limits::default().with_max_depth(256));
+    assert!(binary::read(&bad, deep).is_err());
+}

@@ -39,6 +39,9 @@ pub(super) struct Reader<'a> {
     /// Values one object of each definition expands into, once computed (cleared when a
     /// class is defined, which may complete a struct member's class).
     expansion: Vec<Option<u64>>,
+    /// Definitions whose expansion is being counted (a struct member met again on the way
+    /// contains its class by value).
+    counting: Vec<bool>,
     objects: Vec<(usize, Vec<Value>)>,
     /// Object references to check once every object is known: offset, number, path.
     refs: Vec<(usize, u32, Vec<Step>)>,
@@ -62,6 +65,7 @@ pub(super) fn read(data: &[u8], opts: ReadOptions) -> Result<Read> {
         by_name: HashMap::new(),
         flat: Vec::new(),
         expansion: Vec::new(),
+        counting: Vec::new(),
         objects: Vec::new(),
         refs: Vec::new(),
         widths: BTreeMap::new(),
@@ -269,6 +273,7 @@ impl Reader<'_> {
         // A struct member's class may have just been defined: count again.
         self.expansion.clear();
         self.expansion.resize(self.defs.len(), None);
+        self.counting.resize(self.defs.len(), false);
         Ok(())
     }
 
@@ -385,16 +390,27 @@ impl Reader<'_> {
     /// How many values one object of definition `def` expands into, counted as
     /// [`crate::schema::Schema::values_of`] counts its class (a struct or tuple counts
     /// itself and its values; a matrix counts 2; an array 1, its elements aside).
-    /// Saturating; a class nested in itself saturates.
+    /// Saturating.
+    ///
+    /// # Errors
+    /// A class that contains itself by value, or structs by value nested deeper than the
+    /// depth limit.
     fn expansion(&mut self, def: usize, level: usize) -> Result<u64> {
         if let Some(n) = self.expansion[def] {
             return Ok(n);
         }
-        if level > self.limits.depth() {
-            return Err(self.limits.too_deep(self.input.pos as u64));
+        let at = self.input.pos as u64;
+        if self.counting[def] {
+            let name = &self.defs[def].name;
+            return Err(Error::invalid(
+                at,
+                format!("class {name} contains itself by value"),
+            ));
         }
-        // A class met again on its own path contains itself: count it as too many.
-        self.expansion[def] = Some(u64::MAX);
+        if level > self.limits.depth() {
+            return Err(self.limits.too_deep(at));
+        }
+        self.counting[def] = true;
         let flat = self.flat(def)?;
         let mut n = 0u64;
         for &(d, m) in flat.iter() {
@@ -421,6 +437,7 @@ impl Reader<'_> {
             };
             n = n.saturating_add(v);
         }
+        self.counting[def] = false;
         self.expansion[def] = Some(n);
         Ok(n)
     }
