@@ -84,28 +84,28 @@ pub fn run(rounds: usize, minutes: Option<f64>, seed: u64) -> bool {
             execs += 1;
             let (r, took, peak) = measure(|| {
                 std::panic::catch_unwind(|| {
-                let mut ok = false;
-                let mut breach = None;
-                for opts in [ReadOptions::strict(), ReadOptions::lenient()] {
-                    if let Ok(r) = binary::read(&bad, opts) {
-                        ok = true;
-                        match binary::write(&r.graph, &r.file) {
-                            Ok(out) => {
-                                if let Err(e) = binary::read(&out, ReadOptions::strict()) {
-                                    breach = Some(format!("written back, then refused: {e}"));
+                    let mut ok = false;
+                    let mut breach = None;
+                    for opts in [ReadOptions::strict(), ReadOptions::lenient()] {
+                        if let Ok(r) = binary::read(&bad, opts) {
+                            ok = true;
+                            match binary::write(&r.graph, &r.file) {
+                                Ok(out) => {
+                                    if let Err(e) = binary::read(&out, ReadOptions::strict()) {
+                                        breach = Some(format!("written back, then refused: {e}"));
+                                    }
                                 }
+                                Err(e) => breach = Some(format!("read, then not written: {e}")),
                             }
-                            Err(e) => breach = Some(format!("read, then not written: {e}")),
                         }
                     }
-                }
-                // The front door: detection, the file's own class definitions, the default
-                // limits, the writer and the streamed dump.
-                if let Ok(doc) = file::open(&bad, &schemas, ReadOptions::default()) {
-                    let _ = file::write(&doc);
-                    let _ = hk_runtime::dump::write_json(&doc, std::io::sink());
-                }
-                (ok, breach)
+                    // The front door: detection, the file's own class definitions, the default
+                    // limits, the writer and the streamed dump.
+                    if let Ok(doc) = file::open(&bad, &schemas, ReadOptions::default()) {
+                        let _ = file::write(&doc);
+                        let _ = hk_runtime::dump::write_json(&doc, std::io::sink());
+                    }
+                    (ok, breach)
                 })
             });
             slowest = slowest.max(took);

@@ -11,6 +11,9 @@ use super::zero::{always_written, into_values, worth, VALUE};
 use crate::error::{Error, Result};
 use crate::graph::{Array, Value};
 
+/// Bytes of a vector's header (a struct element's row of values).
+const ROW: u64 = std::mem::size_of::<Vec<Value>>() as u64;
+
 /// Bytes one item of `base` takes in its array column.
 fn item_bytes(base: Base) -> u64 {
     match base {
@@ -171,7 +174,13 @@ impl Reader<'_> {
     fn column(&mut self, def: usize, n: usize, depth: usize) -> Result<Vec<Value>> {
         self.too_deep(depth)?;
         let flat = self.flat(def)?;
-        self.charge((n as u64).saturating_mul(flat.len().max(1) as u64))?;
+        // Per element: its row (a vector header and a value per member) and the struct
+        // value holding it.
+        let row = (flat.len() as u64)
+            .saturating_mul(VALUE)
+            .saturating_add(VALUE + ROW);
+        let at = self.input.pos as u64;
+        self.input.budget.charge_n(n as u64, row, at)?;
         let present = self.input.bits(flat.len())?;
         let mut rows: Vec<Vec<Value>> = (0..n).map(|_| Vec::with_capacity(flat.len())).collect();
         for (k, &(d, m)) in flat.iter().enumerate() {
@@ -184,6 +193,7 @@ impl Reader<'_> {
                     return Err(Error::invalid(at as u64, "a void member is marked present"));
                 }
                 let column = if member.ty.tuple > 0 || member.ty.array {
+                    self.charge(n as u64)?;
                     let mut c = Vec::with_capacity(n);
                     for i in 0..n {
                         self.input.path.push(Step::Index(i as u32));
@@ -192,6 +202,8 @@ impl Reader<'_> {
                     }
                     c
                 } else {
+                    // The column's values, before they move into the rows.
+                    self.charge(n as u64)?;
                     into_values(self.items(member, (d, m), n, depth)?)
                 };
                 if !column.iter().any(|v| worth(&member.ty, v)) {
