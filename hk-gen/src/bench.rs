@@ -185,8 +185,8 @@ impl AsRef<Input> for Input {
 /// No Havok file under `paths`, a file that cannot be read, or one that hk cannot read or
 /// write (benchmarks measure files hk handles; `hk roundtrip` says why one fails).
 pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) -> Result<Status> {
-    // Only files whose container hk reads are measured; others (XML, older binary
-    // tagfiles) are listed as skipped.
+    // Only files whose container hk reads are measured; others (XML, files that are not
+    // Havok's) are listed as skipped.
     let mut inputs = Vec::new();
     let mut skipped = Vec::new();
     for (f, _) in crate::roundtrip::collect(paths) {
@@ -472,7 +472,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     if !skipped.is_empty() {
         outln!(
             o,
-            "{} file(s) skipped: not a packfile or a TAG0 tagfile (XML, older binary tagfiles)",
+            "{} file(s) skipped: not a packfile, a TAG0 tagfile or an old binary tagfile (XML, other files)",
             skipped.len()
         );
     }

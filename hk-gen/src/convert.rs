@@ -76,8 +76,8 @@ fn target(f: &Path, root: Option<&Path>, out: &Path) -> PathBuf {
     }
 }
 
-/// `hk convert`: every input file (folders searched; files that are not packfiles or
-/// tagfiles found there are left out) converted under `opts.out`.
+/// `hk convert`: every input file (folders searched; tagfiles, old binary tagfiles and
+/// other files found there are left out, and counted) converted under `opts.out`.
 ///
 /// # Errors
 /// No input, an output that cannot be written, or files that did not convert (each
@@ -101,16 +101,21 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     }
     let mut jobs: Vec<(PathBuf, PathBuf)> = Vec::new();
     let mut tagfiles = 0;
+    let mut binary = 0;
     for p in paths {
         let root = p.is_dir().then_some(p.as_path());
         for (f, named) in collect(std::slice::from_ref(p)) {
             if !named {
-                // Found in a folder: packfiles only (tagfiles have one layout; other
-                // files are not Havok's).
+                // Found in a folder: packfiles only (tagfiles have one layout, old binary
+                // tagfiles none; other files are not Havok's).
                 match std::fs::read(&f).ok().as_deref().and_then(file::detect) {
                     Some(Container::Packfile) => {}
                     Some(Container::Tagfile) => {
                         tagfiles += 1;
+                        continue;
+                    }
+                    Some(Container::BinaryTagfile) => {
+                        binary += 1;
                         continue;
                     }
                     None => continue,
@@ -124,6 +129,12 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
         outln!(
             o,
             "left out {tagfiles} tagfile(s): tagfiles have one layout on every platform"
+        );
+    }
+    if binary > 0 {
+        outln!(
+            o,
+            "left out {binary} old binary tagfile(s): they store values, not a platform layout"
         );
     }
     if jobs.is_empty() {

@@ -1,6 +1,7 @@
 //! `hk info FILE`: the container (a packfile's header, sections and classes; a tagfile's
-//! cm or phive container, section tree and type table), which schema read the objects and
-//! how it was chosen, and how many objects there are.
+//! cm or phive container, section tree and type table; an old binary tagfile's version and
+//! class definitions), which schema read the objects and how it was chosen, and how many
+//! objects there are.
 
 use std::path::Path;
 
@@ -33,6 +34,12 @@ pub fn info(ctx: &Context, path: &Path, lenient: bool, o: &mut Out<'_>) -> Resul
             }) => tagfile(file, &bytes, o)?,
             _ => tagfile(&TagFile::parse(&bytes).map_err(in_file)?, &bytes, o)?,
         },
+        // The version and class definitions are read with the objects: shown when they read.
+        Some(Container::BinaryTagfile) => {
+            if let Ok(doc) = &opened {
+                binary_tagfile(doc, o)?;
+            }
+        }
         None => {}
     }
     let doc = opened?;
@@ -208,6 +215,48 @@ fn tagfile(tf: &TagFile, bytes: &[u8], o: &mut Out<'_>) -> Result<()> {
         tf.patches.len(),
         tf.types
             .full_name(u64::from(tf.items.get(1).map_or(0, |i| i.ty)))
+    );
+    Ok(())
+}
+
+fn binary_tagfile(doc: &Document, o: &mut Out<'_>) -> Result<()> {
+    let Origin::BinaryTagfile(f) = &doc.origin else {
+        return Ok(());
+    };
+    outln!(
+        o,
+        "  binary tagfile version {}{}",
+        f.version,
+        f.sdk
+            .as_ref()
+            .map_or_else(String::new, |s| format!(", SDK {s}"))
+    );
+    if let Some(p) = &f.predicates {
+        outln!(o, "  predicates: max {}, listed {:?}", p.max, p.verified);
+    }
+    let g = &doc.graph;
+    outln!(o, "  classes (version, parent, members, objects):");
+    for (i, c) in f.classes.iter().enumerate() {
+        let objects = g.find(&c.name).count();
+        let parent = match c.parent {
+            0 => "-",
+            p => f.classes[p as usize - 1].name.as_str(),
+        };
+        outln!(
+            o,
+            "    {:<3} {:<44} v{:<3} {:<28} {:>3} {objects}",
+            i + 1,
+            c.name,
+            c.version,
+            parent,
+            c.members.len()
+        );
+    }
+    outln!(
+        o,
+        "  {} strings remembered; {} bytes after the end tag",
+        f.strings,
+        f.trailing.len()
     );
     Ok(())
 }

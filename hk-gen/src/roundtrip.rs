@@ -41,7 +41,7 @@ pub enum Outcome {
     },
     /// Could not be read or written.
     Failed(Error),
-    /// Found in a folder, but not a packfile or tagfile (XML, older binary tagfiles).
+    /// Found in a folder, but not a packfile or a tagfile of either kind (XML, other files).
     Skipped,
 }
 
@@ -123,6 +123,7 @@ fn owner(doc: &Document, data: &[u8], at: u64) -> String {
             Err(e) => format!("unknown ({e})"),
         },
         Origin::Tagfile { file, .. } => tagfile_part(file, at),
+        Origin::BinaryTagfile(_) => format!("binary tagfile stream +0x{at:X}"),
     }
 }
 
@@ -244,7 +245,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     if skipped > 0 {
         outln!(
             o,
-            "{skipped} file(s) skipped: not a packfile or a TAG0 tagfile (XML, older binary tagfiles)"
+            "{skipped} file(s) skipped: not a packfile, a TAG0 tagfile or an old binary tagfile (XML, other files)"
         );
     }
     if total == 0 {

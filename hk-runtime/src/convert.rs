@@ -20,13 +20,21 @@ use crate::schema::{ClassId, Schema, Shape};
 /// measured under only, and is refused by name.
 ///
 /// # Errors
-/// A tagfile (tagfiles have one layout), a class that cannot be laid out for `to`, or a
+/// A tagfile or an old binary tagfile (neither has a platform layout), a class that cannot be laid out for `to`, or a
 /// value the writer refuses.
 pub fn convert(doc: &mut Document, to: LayoutRules) -> Result<Vec<u8>> {
-    let Origin::Packfile(info) = &mut doc.origin else {
-        return Err(Error::write(WriteError::Invalid(
-            "tagfiles have one layout (little endian, item-indexed pointers): only packfiles convert between platforms".into(),
-        )));
+    let info = match &mut doc.origin {
+        Origin::Packfile(info) => info,
+        Origin::Tagfile { .. } => {
+            return Err(Error::write(WriteError::Invalid(
+                "tagfiles have one layout (little endian, item-indexed pointers): only packfiles convert between platforms".into(),
+            )))
+        }
+        Origin::BinaryTagfile(_) => {
+            return Err(Error::write(WriteError::Invalid(
+                "an old binary tagfile stores values, not a memory layout: only packfiles convert between platforms".into(),
+            )))
+        }
     };
     let from = info.layout;
     if from.index() != to.index() {

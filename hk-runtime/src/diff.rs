@@ -37,14 +37,37 @@ pub fn diff(a: &Document, b: &Document, limit: usize) -> Diff {
                 format!("SDK version {} vs {}", x.sdk_version, y.sdk_version)
             })
         }
-        (Origin::Packfile(_), Origin::Tagfile { .. })
-        | (Origin::Tagfile { .. }, Origin::Packfile(_)) => {
-            d.push(limit, || "a packfile vs a tagfile".to_string())
+        (Origin::BinaryTagfile(x), Origin::BinaryTagfile(y))
+            if (x.version, &x.sdk) != (y.version, &y.sdk) =>
+        {
+            let v = |f: &crate::tagfile::binary::BinaryTagfile| match &f.sdk {
+                Some(s) => format!("{} (SDK {s})", f.version),
+                None => f.version.to_string(),
+            };
+            d.push(limit, || {
+                format!("binary tagfile version {} vs {}", v(x), v(y))
+            })
         }
+        _ if a.container() != b.container() => d.push(limit, || {
+            format!(
+                "{} vs {}",
+                container(a.container()),
+                container(b.container())
+            )
+        }),
         _ => {}
     }
     graphs(&a.graph, &b.graph, limit, &mut d);
     d
+}
+
+/// A container as a diff names it.
+fn container(c: crate::file::Container) -> &'static str {
+    match c {
+        crate::file::Container::Packfile => "a packfile",
+        crate::file::Container::Tagfile => "a tagfile",
+        crate::file::Container::BinaryTagfile => "an old binary tagfile",
+    }
 }
 
 /// The differences between two graphs' objects.

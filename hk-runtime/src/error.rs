@@ -236,6 +236,14 @@ pub enum Check {
         /// The first differing offset, when the output differs.
         differs_at: Option<u64>,
     },
+    /// An old binary tagfile read with a schema the caller names: how many of the classes
+    /// the file defines the schema holds with the same members, in the same order.
+    Classes {
+        /// Classes the schema holds alike.
+        matched: usize,
+        /// Classes the file defines.
+        defined: usize,
+    },
 }
 
 impl Check {
@@ -244,6 +252,7 @@ impl Check {
         match self {
             Check::Signatures { matched, stored } => stored > 0 && matched == stored,
             Check::WritesBack { identical, .. } => identical,
+            Check::Classes { matched, defined } => matched == defined,
         }
     }
 
@@ -252,6 +261,7 @@ impl Check {
         match self {
             Check::Signatures { matched, .. } => matched,
             Check::WritesBack { identical, .. } => usize::from(identical),
+            Check::Classes { matched, .. } => matched,
         }
     }
 }
@@ -268,6 +278,9 @@ impl fmt::Display for Check {
                 ..
             } => write!(f, "written back, differs at 0x{o:X}"),
             Check::WritesBack { .. } => f.write_str("does not write the file back"),
+            Check::Classes { matched, defined } => {
+                write!(f, "{matched} of {defined} defined classes alike")
+            }
         }
     }
 }

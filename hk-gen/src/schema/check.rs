@@ -1,7 +1,9 @@
 //! `hk schema check [--schema DIR] FILE...`: a schema against files. Packfiles: the
 //! signatures stored in `__classnames__`, the offsets and sizes of the file's own
 //! `__types__` metadata, and whether every pointer fixup lands on a pointer member.
-//! Tagfiles: every record's size, member offsets and member flags in the type table.
+//! Tagfiles: every record's size, member offsets and member flags in the type table. Old
+//! binary tagfiles state no sizes or offsets: each is an error naming it, and the others
+//! are still checked.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -48,6 +50,11 @@ pub fn check(
                 match kind {
                     Some(Container::Packfile) => packfile(ctx, given, quiet, f, &bytes, o),
                     Some(Container::Tagfile) => tagfile(ctx, given, quiet, f, &bytes, o),
+                    // Nothing to check: an error, as for any input that cannot be checked.
+                    Some(Container::BinaryTagfile) => Err(Error::usage(format!(
+                        "{}: an old binary tagfile states no sizes or offsets to check (`hk schema extract` writes its classes)",
+                        f.display()
+                    ))),
                     None => Err(
                         hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
                             .at(0)

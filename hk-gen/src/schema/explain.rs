@@ -45,6 +45,12 @@ pub fn explain(
                     f.display()
                 )))
             }
+            Some(Container::BinaryTagfile) => {
+                return Err(Error::usage(format!(
+                    "{}: an old binary tagfile stores no signatures, it carries its own class definitions; `hk schema extract` writes them as a folder",
+                    f.display()
+                )))
+            }
             None => {
                 return Err(hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
                     .at(0)

@@ -1,6 +1,6 @@
 //! `hk schema extract FILE... -o DIR`: the classes files describe, as a schema folder: a
-//! packfile's own class metadata (`__types__`), or the merged type tables of tagfiles of
-//! one SDK version.
+//! packfile's own class metadata (`__types__`), the merged type tables of tagfiles of
+//! one SDK version, or the merged class definitions of old binary tagfiles.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -42,6 +42,9 @@ pub fn extract(
     if data.iter().all(|(k, _)| *k == Container::Tagfile) {
         return tagfiles(files, &data, out, name, o);
     }
+    if data.iter().all(|(k, _)| *k == Container::BinaryTagfile) {
+        return binary_tagfiles(ctx, files, &data, out, name, o);
+    }
     let ([file], [(_, bytes)]) = (files, &data[..]) else {
         return Err(Error::usage(
             "packfile extraction takes one file (tagfiles may be merged)",
@@ -81,6 +84,34 @@ pub fn extract(
         schema.classes().len(),
         pf.header.contents_version(),
         pf.rules(),
+        out.display()
+    );
+    Ok(Status::Success)
+}
+
+fn binary_tagfiles(
+    ctx: &Context,
+    files: &[PathBuf],
+    data: &[(Container, Vec<u8>)],
+    out: &Path,
+    name: Option<&str>,
+    o: &mut Out<'_>,
+) -> Result<Status> {
+    use hk_runtime::tagfile::binary;
+    let mut read = Vec::with_capacity(files.len());
+    for (f, (_, d)) in files.iter().zip(data) {
+        read.push(binary::read(d, ctx.read_options(false)).map_err(|e| e.in_file(f))?);
+    }
+    let refs: Vec<&binary::BinaryTagfile> = read.iter().map(|r| &r.file).collect();
+    let name = name.map_or_else(|| refs[0].schema_name(), str::to_string);
+    let depth = ctx.read_options(false).limits.depth();
+    let schema = binary::schema::extract_within(&refs, &name, depth)?;
+    schema.to_folder(out)?;
+    outln!(
+        o,
+        "{} binary tagfile(s): wrote {} classes ({name}) to {}",
+        files.len(),
+        schema.classes().len(),
         out.display()
     );
     Ok(Status::Success)

@@ -205,7 +205,7 @@ pub fn class_names(path: &Path) -> Result<Vec<String>> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     match file::detect(&bytes) {
         Some(Container::Packfile) => {}
-        Some(Container::Tagfile) => {
+        Some(Container::Tagfile | Container::BinaryTagfile) => {
             return Err(Error::usage(format!(
                 "{}: a tagfile carries its own types; `hk schema extract` writes them as a folder",
                 path.display()

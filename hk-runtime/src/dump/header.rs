@@ -14,7 +14,7 @@ use super::spot::{bad, Checked, Fail, Node, Spot};
 use super::value::{hex_bytes, resolve};
 use super::values::Ids;
 use super::DUMP_VERSION;
-use crate::error::{Error, SchemaError, WriteError};
+use crate::error::{Error, ReadError, SchemaError, WriteError};
 use crate::file::Schemas;
 use crate::graph::{ObjectId, Seg};
 use crate::packfile::PackfileInfo;
@@ -103,6 +103,14 @@ pub(crate) fn prepare(head: Head, pick: Pick<'_>) -> Checked<Prepared> {
     let tagfile = match doc.opt("container") {
         None => false,
         Some(c) if c.v.as_str() == Some("tagfile") => true,
+        // The classes are the file's own definitions, which a dump does not carry.
+        Some(c) if c.v.as_str() == Some("binary-tagfile") => {
+            return Err(c.fail(Error::read(ReadError::Unsupported(
+                "building an old binary tagfile from a dump (the dump holds its objects, not \
+                 its class definitions; `hk roundtrip` rewrites such a file)"
+                    .into(),
+            ))))
+        }
         Some(c) => {
             return Err(c.fail(bad(format!(
                 "container {} (a packfile dump has none, a tagfile's is \"tagfile\")",

@@ -62,6 +62,7 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "sdk_version",
     "cm",
     "phive",
+    "tagfile_version",
     "root",
     "objects",
 ];

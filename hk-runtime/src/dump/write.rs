@@ -138,6 +138,13 @@ impl Serialize for Dump<'_> {
                     m.serialize_entry("phive", &Small(&container::phive_json(p), self.toml))?;
                 }
             }
+            Origin::BinaryTagfile(file) => {
+                m.serialize_entry("container", "binary-tagfile")?;
+                m.serialize_entry("tagfile_version", &file.version)?;
+                if let Some(sdk) = &file.sdk {
+                    m.serialize_entry("sdk_version", sdk)?;
+                }
+            }
         }
         m.serialize_entry("root", &doc.graph.root.0)?;
         m.serialize_entry("objects", &Objects { cx, doc })?;
@@ -194,7 +201,7 @@ impl Serialize for Objects<'_> {
                 class: schema.name_of(o.class),
                 section: match &self.doc.origin {
                     Origin::Packfile(info) => Some(info.section_of(ObjectId(n as u32))),
-                    Origin::Tagfile { .. } => None,
+                    Origin::Tagfile { .. } | Origin::BinaryTagfile(_) => None,
                 },
                 fields: Fields {
                     cx: self.cx,

@@ -5,7 +5,8 @@
 //! is; else the nearest folder that passes a check on the file itself (every stored class
 //! signature recomputes from it; for a tagfile, its writer rules write the file back byte
 //! for byte); else strict reading refuses the file and lenient reading takes the closest
-//! folder with a warning. A file's own class metadata or type table is read as it stands.
+//! folder with a warning. A file's own class metadata or type table is read as it stands,
+//! and so are an old binary tagfile's class definitions (`tagfile::binary`).
 
 mod schemas;
 pub mod select;
@@ -19,6 +20,7 @@ use crate::limits::Budget;
 use crate::packfile::read::{ReadOptions, Violation};
 use crate::packfile::{Packfile, PackfileInfo};
 use crate::schema::TagfileRules;
+use crate::tagfile::binary::BinaryTagfile;
 use crate::tagfile::{self, TagFile};
 
 pub use self::schemas::{Given, Schemas};
@@ -34,6 +36,8 @@ pub enum Container {
     Packfile,
     /// A TAG0 tagfile, bare or inside a phive or id Tech cm container.
     Tagfile,
+    /// An old binary tagfile (magic `1E 0D B0 CA CE FA 11 D0`, before 2015).
+    BinaryTagfile,
 }
 
 /// The container of `bytes`, or `None` for anything hk does not read.
@@ -42,6 +46,8 @@ pub fn detect(bytes: &[u8]) -> Option<Container> {
         Some(Container::Packfile)
     } else if tagfile::locate(bytes).is_some() {
         Some(Container::Tagfile)
+    } else if tagfile::binary::is_binary_tagfile(bytes) {
+        Some(Container::BinaryTagfile)
     } else {
         None
     }
@@ -59,6 +65,8 @@ pub enum Origin {
         /// How its generation writes tables.
         rules: TagfileRules,
     },
+    /// An old binary tagfile: its version, class definitions and trailing bytes.
+    BinaryTagfile(Box<BinaryTagfile>),
 }
 
 /// A file read into the graph.
@@ -70,7 +78,7 @@ pub struct Document {
     pub origin: Origin,
     /// Where the classes came from.
     pub schema: SchemaChoice,
-    /// Broken invariants (lenient packfile reading only).
+    /// Broken invariants (lenient packfile and binary tagfile reading only).
     pub violations: Vec<Violation>,
 }
 
@@ -93,11 +101,13 @@ impl Document {
         match self.origin {
             Origin::Packfile(_) => Container::Packfile,
             Origin::Tagfile { .. } => Container::Tagfile,
+            Origin::BinaryTagfile(_) => Container::BinaryTagfile,
         }
     }
 }
 
-/// Reads `bytes` (a packfile, or a tagfile bare or in its container) into the graph.
+/// Reads `bytes` (a packfile, a tagfile bare or in its container, or an old binary
+/// tagfile) into the graph.
 ///
 /// # Errors
 /// An unknown container, no schema for the file, or anything the container's reader
@@ -168,6 +178,16 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
                 violations: Vec::new(),
             })
         }
+        Some(Container::BinaryTagfile) => {
+            let r = tagfile::binary::read(bytes, opts)?;
+            let schema = schemas.class_definitions(&r.file, &r.graph);
+            Ok(Document {
+                graph: r.graph,
+                origin: Origin::BinaryTagfile(Box::new(r.file)),
+                schema,
+                violations: r.violations,
+            })
+        }
         None => Err(Error::read(crate::error::ReadError::BadMagic).at(0)),
     }
 }
@@ -182,7 +202,8 @@ pub fn open_path(path: &Path, schemas: &Schemas, opts: ReadOptions) -> Result<Do
 }
 
 /// Writes `doc` back as the kind of file it was read from: a packfile laid out from the
-/// graph and its header facts, or a tagfile with its type table in its container.
+/// graph and its header facts, a tagfile with its type table in its container, or an old
+/// binary tagfile with its class definitions.
 ///
 /// # Errors
 /// A value that does not fit its member, or anything the writers refuse.
@@ -190,5 +211,6 @@ pub fn write(doc: &Document) -> Result<Vec<u8>> {
     match &doc.origin {
         Origin::Packfile(info) => crate::packfile::write::write(&doc.graph, info),
         Origin::Tagfile { file, rules } => tagfile::write(&doc.graph, file, rules),
+        Origin::BinaryTagfile(file) => tagfile::binary::write(&doc.graph, file),
     }
 }

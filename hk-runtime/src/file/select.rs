@@ -14,6 +14,8 @@
 //! - A packfile whose `__types__` section describes its own classes is read with that
 //!   description; the rule above picks the generation whose reflection classes read it,
 //!   checked the same way (the stored signatures against the classes extracted with it).
+//! - An old binary tagfile is read with the schema of its own class definitions, which
+//!   also write it back: no folder is chosen ([`SchemaChoice::ClassDefinitions`]).
 //! - A schema the caller names ([`Schemas::with_schema`], `--schema`) replaces the rule;
 //!   [`How::Given`] keeps how it fares against the file.
 //!
@@ -26,6 +28,7 @@ use crate::error::{Check, Error, Result, SchemaError, Tried};
 use crate::graph::Graph;
 use crate::packfile::{check, metadata, Packfile};
 use crate::schema::{Schema, TagfileRules};
+use crate::tagfile::binary::BinaryTagfile;
 use crate::tagfile::{self, TagFile};
 
 /// How the folder that reads (or writes back) a file was chosen.
@@ -109,6 +112,9 @@ fn passed(check: Option<Check>) -> String {
             format!("all {stored} stored signatures recompute")
         }
         Some(Check::WritesBack { .. }) => "its rules write the file back byte for byte".into(),
+        Some(Check::Classes { defined, .. }) => {
+            format!("it holds all {defined} classes the file defines alike")
+        }
         _ => String::new(),
     }
 }
@@ -121,6 +127,10 @@ fn fared(check: Option<Check>) -> String {
             format!("{matched} of {stored} stored signatures recompute")
         }
         Some(c @ Check::WritesBack { .. }) if c.passes() => passed(Some(c)),
+        Some(c @ Check::Classes { .. }) if c.passes() => passed(Some(c)),
+        Some(Check::Classes { matched, defined }) => {
+            format!("it holds {matched} of the {defined} classes the file defines alike")
+        }
         Some(c) => format!("its rules: {c}"),
         None => String::new(),
     }
@@ -152,6 +162,16 @@ pub enum SchemaChoice {
         /// How it was chosen.
         how: How,
     },
+    /// An old binary tagfile's own class definitions, which read it and write it back;
+    /// `name` names their schema. `how` is [`How::Exact`], or [`How::Given`] with how a
+    /// schema the caller names compares with the definitions (it reads nothing: the file's
+    /// definitions say how its values are stored).
+    ClassDefinitions {
+        /// The schema's name (`binary-tagfile-hk_2014.1.0-r1`).
+        name: String,
+        /// Exact, or given.
+        how: How,
+    },
 }
 
 impl SchemaChoice {
@@ -173,6 +193,13 @@ impl SchemaChoice {
                 "the file's own type table; writer rules of {rules} ({})",
                 how.describe(rules)
             ),
+            SchemaChoice::ClassDefinitions { name, how } => match how {
+                How::Exact => format!("the file's own class definitions ({name})"),
+                how => format!(
+                    "the file's own class definitions ({name}; schema {})",
+                    how.describe(name)
+                ),
+            },
         }
     }
 
@@ -182,6 +209,7 @@ impl SchemaChoice {
             SchemaChoice::Generation { name, .. } => name,
             SchemaChoice::Metadata { reflection, .. } => reflection,
             SchemaChoice::TypeTable { rules, .. } => rules,
+            SchemaChoice::ClassDefinitions { name, .. } => name,
         }
     }
 
@@ -190,7 +218,8 @@ impl SchemaChoice {
         match self {
             SchemaChoice::Generation { how, .. }
             | SchemaChoice::Metadata { how, .. }
-            | SchemaChoice::TypeTable { how, .. } => how,
+            | SchemaChoice::TypeTable { how, .. }
+            | SchemaChoice::ClassDefinitions { how, .. } => how,
         }
     }
 
@@ -206,6 +235,10 @@ impl SchemaChoice {
         failed.then(|| match (self, how) {
             (SchemaChoice::TypeTable { .. }, _) => format!(
                 "it may not be written back as its own version's writer would: {}",
+                self.describe()
+            ),
+            (SchemaChoice::ClassDefinitions { .. }, _) => format!(
+                "the schema given does not describe every class the file defines as the file does (its own definitions read it): {}",
                 self.describe()
             ),
             (_, How::Closest { .. }) => format!(
@@ -231,6 +264,39 @@ pub fn signature_check(schema: &Schema, pf: &Packfile<'_>) -> Check {
 }
 
 impl Schemas {
+    /// Where the classes of binary tagfile `file` (read into `graph`, over the schema of its
+    /// own definitions) came from: the definitions themselves, and with a schema the caller
+    /// names ([`Schemas::with_schema`]) how many of them it holds alike (the same parent and
+    /// members, each of the same type, in the same order).
+    pub fn class_definitions(&self, file: &BinaryTagfile, graph: &Graph) -> SchemaChoice {
+        let name = file.schema_name();
+        let Some(g) = &self.given else {
+            return SchemaChoice::ClassDefinitions {
+                name,
+                how: How::Exact,
+            };
+        };
+        let own = graph.schema();
+        let alike = |c: &crate::schema::Class| {
+            g.schema.class(&c.name).is_some_and(|x| {
+                x.parent == c.parent
+                    && x.members.len() == c.members.len()
+                    && x.members.iter().zip(&c.members).all(|(a, b)| {
+                        (&a.name, a.ty, a.subtype, a.array_size, &a.class)
+                            == (&b.name, b.ty, b.subtype, b.array_size, &b.class)
+                    })
+            })
+        };
+        let check = Check::Classes {
+            matched: own.classes().iter().filter(|c| alike(c)).count(),
+            defined: own.classes().len(),
+        };
+        SchemaChoice::ClassDefinitions {
+            name,
+            how: How::Given { check: Some(check) },
+        }
+    }
+
     /// The classes to read packfile `pf` with, and where they came from (the module's
     /// rule). `lenient` takes the closest folder when none passes.
     ///

@@ -11,8 +11,10 @@
 //! Modules: [`parse`] (sections, SDKV, container), [`types`] (the type table), [`index`]
 //! (ITEM, PTCH), [`data`] (the read engine), [`mod@write`] with `encode` and `tables` (the write
 //! engine), [`schema`] (schemas from type tables), [`reflect`] (type tables from schemas),
-//! [`cm`] and [`phive`] (containers).
+//! [`cm`] and [`phive`] (containers). [`binary`] reads and writes the older binary
+//! tagfiles (before 2015), a format of its own.
 
+pub mod binary;
 mod bind;
 pub mod cm;
 pub mod data;

@@ -9,13 +9,16 @@
 //! for a panic, for the heap it took (peak above what was live before, at most 16 times the
 //! input plus 64 MiB) and for the time it took; the run ends with a summary.
 //!
-//! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS] [all|packfiles|tagfiles|xml]
-//!  [--mode bytes|structure|both] [--minutes N] [--seed S]`
+//! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS]
+//!  [all|packfiles|tagfiles|xml|binary-tagfiles] [--mode bytes|structure|both] [--minutes N]
+//!  [--seed S]`
 //!
 //! With `--minutes N` the files are taken round-robin until N minutes have passed (ROUNDS is
 //! then ignored); without it each file gets ROUNDS mutations (default 200). `xml` mutates
-//! Havok XML text instead (`xml.rs`).
+//! Havok XML text instead (`xml.rs`); `binary-tagfiles` the old binary tagfiles, with
+//! insertions, deletions and cuts besides corruptions (`binary.rs`).
 
+mod binary;
 mod structure;
 mod xml;
 
@@ -78,7 +81,7 @@ fn args() -> Args {
                 a.rounds = x.parse().unwrap();
                 positional += 1;
             }
-            "all" | "packfiles" | "tagfiles" | "xml" => a.which = x,
+            "all" | "packfiles" | "tagfiles" | "xml" | "binary-tagfiles" => a.which = x,
             other => panic!("unknown argument `{other}`"),
         }
     }
@@ -242,6 +245,12 @@ fn main() {
             if !xml::run(&corpus, a.rounds, a.minutes, a.seed) {
                 std::process::exit(1);
             }
+        }
+        return;
+    }
+    if a.which == "binary-tagfiles" {
+        if !binary::run(a.rounds, a.minutes, a.seed) {
+            std::process::exit(1);
         }
         return;
     }
