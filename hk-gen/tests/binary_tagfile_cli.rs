@@ -4,34 +4,8 @@
 //! what they cannot do, with the exit statuses of docs/exit-codes.md; the global read
 //! limits apply to them.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 mod common;
-use common::corpus;
-
-/// `hk ARGS`: exit status, stdout, stderr.
-fn hk(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .env_remove("HK_SCHEMAS")
-        .env_remove("HK_GAMES")
-        .output()
-        .expect("run hk");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// A fresh temporary folder for one test.
-fn temp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("hk-bt-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+use common::{corpus, hk, temp};
 
 #[test]
 fn binary_tagfiles_through_the_commands() {
