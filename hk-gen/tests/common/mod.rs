@@ -34,35 +34,12 @@ pub fn corpus() -> Option<PathBuf> {
     None
 }
 
-/// A fresh empty folder under the system temp dir, removed when the value is dropped (also
-/// when the test panics), so test runs leave nothing behind. It derefs to its [`Path`].
-#[allow(dead_code)] // not every test binary makes folders
-#[derive(Debug)]
-pub struct Scratch(tempfile::TempDir);
+pub use hk_tests::Scratch;
 
-impl std::ops::Deref for Scratch {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-impl AsRef<Path> for Scratch {
-    fn as_ref(&self) -> &Path {
-        self.0.path()
-    }
-}
-
-/// A fresh empty folder named after `name`; see [`Scratch`].
+/// A fresh empty folder named after `name`, removed when dropped ([`hk_tests::temp_dir`]).
 #[allow(dead_code)]
 pub fn temp(name: &str) -> Scratch {
-    let prefix = format!("hk-{name}-");
-    Scratch(
-        tempfile::Builder::new()
-            .prefix(&prefix)
-            .tempdir()
-            .expect("temp dir"),
-    )
+    hk_tests::temp_dir(name)
 }
 
 /// Runs `cmd`: (exit code, stdout, stderr).
