@@ -296,6 +296,7 @@ pub(crate) mod tests {
                 motion_type: 0,
                 motion_name: None,
                 filter_info: 0,
+                free: false,
                 meshes: vec![mesh],
             }],
             codes: Vec::new(),

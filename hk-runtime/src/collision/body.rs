@@ -38,5 +38,23 @@ pub(super) fn read(graph: &Graph, id: ObjectId, walker: &mut Walker<'_>) -> Resu
         filter_info: u32::try_from(filter_info)
             .map_err(|_| collidable.err("collisionFilterInfo", "out of range"))?,
         meshes,
+        free: false,
+    })
+}
+
+/// Free shape `id` (a shape no object points to, in a file without rigid bodies) as a
+/// body at the origin, named `Class#id`.
+pub(super) fn free(graph: &Graph, id: ObjectId, walker: &mut Walker<'_>) -> Result<Body> {
+    let mut meshes = Vec::new();
+    walker.walk(id, Place::BODY, 0, &mut meshes)?;
+    Ok(Body {
+        name: format!("{}#{}", graph.class_name(id), id.0),
+        object: id,
+        to_world: Affine::IDENTITY,
+        motion_type: 0,
+        motion_name: None,
+        filter_info: 0,
+        meshes,
+        free: true,
     })
 }

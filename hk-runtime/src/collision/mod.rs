@@ -161,6 +161,9 @@ pub struct Body {
     pub filter_info: u32,
     /// Its shapes, flattened.
     pub meshes: Vec<Mesh>,
+    /// Whether this is a free shape of a file without rigid bodies, not a stored body:
+    /// placed at the origin, motion type 0, filter word 0 (see [`read`]).
+    pub free: bool,
 }
 
 impl Body {
@@ -202,6 +205,11 @@ impl Scene {
 /// Reads the collision of `graph`: every object that is an `hkpRigidBody` (or derives from
 /// one), in object order, with its shape tree.
 ///
+/// A file without rigid bodies (a shape file: an id Tech `.hkshape`, a phive `.bphsh`, a
+/// Project Anarchy `.hkt` mesh) gives one body per *free shape*: an object of a shape
+/// class hk reads that no other object points to, placed at the origin
+/// ([`Body::free`]).
+///
 /// # Errors
 /// A body or shape whose members are missing or inconsistent (an index past its vertices,
 /// a pointer to a non-shape, a shape tree deeper than 64 levels), naming the object and
@@ -214,6 +222,15 @@ pub fn read(graph: &Graph) -> Result<Scene> {
         if view::is_a(graph.schema(), name, "hkpRigidBody") {
             let body = body::read(graph, ObjectId(i as u32), &mut walker)?;
             scene.bodies.push(body);
+        }
+    }
+    if scene.bodies.is_empty() {
+        let pointed = view::pointees(graph);
+        for i in 0..graph.objects.len() {
+            let id = ObjectId(i as u32);
+            if !pointed.contains(&id) && walker.knows(id) {
+                scene.bodies.push(body::free(graph, id, &mut walker)?);
+            }
         }
     }
     scene.codes = walker.into_codes();

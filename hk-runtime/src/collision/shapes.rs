@@ -56,6 +56,11 @@ impl<'g> Walker<'g> {
         self.codes
     }
 
+    /// Whether object `id` is of a shape class the walk reads.
+    pub(super) fn knows(&self, id: ObjectId) -> bool {
+        Rec::object(self.graph, id).is_ok_and(|r| r.kind_among(KINDS).is_some())
+    }
+
     fn code(&mut self, id: ObjectId) -> Result<usize> {
         if let Some(&i) = self.code_of.get(&id) {
             return Ok(i);
