@@ -288,25 +288,18 @@ macro_rules! float_tuple {
                 }
             }
             fn read_all(bytes: &[u8], e: Endian) -> Vec<Self> {
-                // One flat loop over the floats of all tuples (which the compiler turns
-                // into a copy, or a vector byte swap), not one per tuple.
-                let n = bytes.len() / $size;
-                let mut out = vec![[0.0f32; $n]; n];
-                let (words, _) = bytes[..n * $size].as_chunks::<4>();
-                let flat = out.as_flattened_mut();
+                // Collected from exact-size chunks: the vector is allocated once and
+                // written once (no zero fill first), each tuple a straight run of loads
+                // the compiler turns into a copy or a vector byte swap.
+                let (tuples, _) = bytes.as_chunks::<$size>();
+                let read = |t: &[u8; $size], f: fn([u8; 4]) -> f32| -> [f32; $n] {
+                    let (w, _) = t.as_chunks::<4>();
+                    std::array::from_fn(|i| f(w[i]))
+                };
                 match e {
-                    Endian::Little => {
-                        for (o, w) in flat.iter_mut().zip(words) {
-                            *o = f32::from_le_bytes(*w);
-                        }
-                    }
-                    Endian::Big => {
-                        for (o, w) in flat.iter_mut().zip(words) {
-                            *o = f32::from_be_bytes(*w);
-                        }
-                    }
+                    Endian::Little => tuples.iter().map(|t| read(t, f32::from_le_bytes)).collect(),
+                    Endian::Big => tuples.iter().map(|t| read(t, f32::from_be_bytes)).collect(),
                 }
-                out
             }
         }
     )*};

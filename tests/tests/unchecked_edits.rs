@@ -440,3 +440,42 @@ fn bad_dumps_are_refused_naming_the_object_member_or_file_field() {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));
 }
+
+/// An integer array stored in a wider column than its member (an `I64` column for an
+/// `int16` member, as an edit past the setters may leave it) is checked element by
+/// element: values that fit pass, the first that does not is named with its index.
+#[test]
+fn wide_integer_columns_are_checked_element_by_element() {
+    let Some(corpus) = hk_tests::corpus("wide_integer_columns") else {
+        return;
+    };
+    let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
+    let (_, mut doc) = open(&corpus, H710, &schemas);
+    let id = doc.graph.first("hkaSkeleton").unwrap();
+    let class = doc.graph.object(id).class;
+    let (segs, shape) = doc.graph.resolve(class, "parentIndices").unwrap();
+    assert!(matches!(shape, Shape::Array(..)), "{shape:?}");
+    let set = |doc: &mut Document, column: Vec<i64>| {
+        let v = value_at_mut(&mut doc.graph.objects[id.0 as usize].values, &segs).unwrap();
+        *v = Value::Array(hk_runtime::graph::Array::I64(column));
+    };
+    set(&mut doc, vec![-1, 0, 1, 32767, -32768]);
+    doc.graph.check().unwrap();
+    set(&mut doc, vec![-1, 0, 70000, 1]);
+    let err = doc.graph.check().unwrap_err();
+    let msg = err.to_string();
+    println!("{msg}");
+    assert!(
+        matches!(err.kind(), ErrorKind::Write(WriteError::Range { .. })),
+        "{msg}"
+    );
+    for want in [
+        "hkaSkeleton",
+        "parentIndices",
+        "[2]",
+        "70000",
+        "-32768 to 32767",
+    ] {
+        assert!(msg.contains(want), "`{want}` not in: {msg}");
+    }
+}

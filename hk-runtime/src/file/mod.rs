@@ -179,7 +179,9 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
             })
         }
         Some(Container::BinaryTagfile) => {
-            let r = tagfile::binary::read(bytes, opts)?;
+            let r = tagfile::binary::read_with(bytes, opts, &|file, depth| {
+                schemas.binary_schema(file, depth)
+            })?;
             let schema = schemas.class_definitions(&r.file, &r.graph);
             Ok(Document {
                 graph: r.graph,

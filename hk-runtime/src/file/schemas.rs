@@ -2,6 +2,8 @@
 //! folder the caller names instead of the selection rule, and what files describe about
 //! themselves (kept once per distinct description).
 
+use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 use std::path::Path;
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
@@ -10,6 +12,7 @@ use rustc_hash::FxHashMap as HashMap;
 use crate::error::{Error, ErrorKind, Result, SchemaError};
 use crate::schema::catalog::{Catalog, Entry};
 use crate::schema::Schema;
+use crate::tagfile::binary::{self, BinaryTagfile, ClassDef};
 use crate::tagfile::data::Bindings;
 use crate::tagfile::{self, TagFile};
 
@@ -45,7 +48,22 @@ pub struct Schemas {
     /// Record-type bindings of each schema extracted from a type table (keyed by the
     /// schema's address, which the entry keeps alive).
     pub(super) bindings: RwLock<HashMap<usize, SchemaBindings>>,
+    /// Schemas of old binary tagfiles' class definitions, by a hash of the definitions
+    /// (each entry keeps the definitions it was made of, compared in full on a hit).
+    binary: RwLock<BinarySchemas>,
 }
+
+/// What a binary tagfile's schema is made of: the class definitions, their integer
+/// widths, the SDK string and the depth limit.
+type BinaryKey = (
+    Vec<ClassDef>,
+    BTreeMap<(usize, usize), u8>,
+    Option<String>,
+    usize,
+);
+
+/// The binary tagfile schemas made so far, by the hash of their [`BinaryKey`].
+type BinarySchemas = HashMap<u64, Vec<(BinaryKey, Arc<Schema>)>>;
 
 impl Schemas {
     /// Schemas of `catalog`.
@@ -57,6 +75,7 @@ impl Schemas {
             described: RwLock::new(HashMap::default()),
             tables: RwLock::new(HashMap::default()),
             bindings: RwLock::new(HashMap::default()),
+            binary: RwLock::new(HashMap::default()),
         }
     }
 
@@ -145,6 +164,40 @@ impl Schemas {
             .get(reader)
             .and_then(|m| m.get(bytes))
             .map(Arc::clone)
+    }
+
+    /// The schema of binary tagfile `file`'s class definitions within `depth`, made once
+    /// per distinct set of definitions.
+    pub(super) fn binary_schema(&self, file: &BinaryTagfile, depth: usize) -> Result<Arc<Schema>> {
+        let mut h = rustc_hash::FxHasher::default();
+        (&file.classes, &file.int_widths, &file.sdk, depth).hash(&mut h);
+        let h = h.finish();
+        let same = |k: &BinaryKey| {
+            k.0 == file.classes && k.1 == file.int_widths && k.2 == file.sdk && k.3 == depth
+        };
+        if let Some(s) = read_lock(&self.binary)
+            .get(&h)
+            .and_then(|v| v.iter().find(|(k, _)| same(k)))
+        {
+            return Ok(Arc::clone(&s.1));
+        }
+        let schema = Arc::new(binary::schema::extract_within(
+            &[file],
+            &file.schema_name(),
+            depth,
+        )?);
+        let mut all = write_lock(&self.binary);
+        bound(&mut all);
+        all.entry(h).or_default().push((
+            (
+                file.classes.clone(),
+                file.int_widths.clone(),
+                file.sdk.clone(),
+                depth,
+            ),
+            Arc::clone(&schema),
+        ));
+        Ok(schema)
     }
 
     pub(super) fn remember(&self, reader: String, bytes: &[u8], schema: &Arc<Schema>) {

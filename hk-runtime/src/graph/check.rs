@@ -157,6 +157,9 @@ pub fn check_array(schema: &Schema, elem: &Shape, a: &Array, objects: usize) -> 
             Ok(())
         }
         _ => {
+            if let Some(r) = int_column(schema, a, elem) {
+                return r;
+            }
             for i in 0..a.len() {
                 let x = a.get(i).unwrap_or(Value::None);
                 check(schema, elem, &x, objects).map_err(|e| e.in_(format!("[{i}]")))?;
@@ -164,6 +167,37 @@ pub fn check_array(schema: &Schema, elem: &Shape, a: &Array, objects: usize) -> 
             Ok(())
         }
     }
+}
+
+/// An integer column checked against an integer element shape without making a value of
+/// each element (`None` when `a` or `elem` is not an integer one).
+fn int_column(schema: &Schema, a: &Array, elem: &Shape) -> Option<Result<()>> {
+    let (bytes, signed) = match elem {
+        Shape::Int { bytes, signed } => (*bytes, *signed),
+        Shape::ULong => (8, false),
+        _ => return None,
+    };
+    let (lo, hi) = int_range(bytes, signed);
+    let first_bad = |mut it: Box<dyn Iterator<Item = i128> + '_>| it.position(|n| n < lo || n > hi);
+    let bad = match a {
+        Array::I8(v) => first_bad(Box::new(v.iter().map(|&n| i128::from(n)))),
+        Array::U8(v) => first_bad(Box::new(v.iter().map(|&n| i128::from(n)))),
+        Array::I16(v) => first_bad(Box::new(v.iter().map(|&n| i128::from(n)))),
+        Array::U16(v) => first_bad(Box::new(v.iter().map(|&n| i128::from(n)))),
+        Array::I32(v) => first_bad(Box::new(v.iter().map(|&n| i128::from(n)))),
+        Array::U32(v) => first_bad(Box::new(v.iter().map(|&n| i128::from(n)))),
+        Array::I64(v) => first_bad(Box::new(v.iter().map(|&n| i128::from(n)))),
+        Array::U64(v) => first_bad(Box::new(v.iter().map(|&n| i128::from(n)))),
+        _ => return None,
+    };
+    Some(match bad {
+        None => Ok(()),
+        Some(i) => {
+            let x = a.get(i).unwrap_or(Value::None);
+            check_int(&x, bytes, signed, &|| elem.describe(schema))
+                .map_err(|e| e.in_(format!("[{i}]")))
+        }
+    })
 }
 
 /// `v` checked against `shape`, with every array (at any depth) in the column its

@@ -165,7 +165,7 @@ impl TypeCode {
 }
 
 /// One member as a class definition declares it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MemberDef {
     /// Member name.
     pub name: String,
@@ -176,7 +176,7 @@ pub struct MemberDef {
 }
 
 /// One class definition (a metadata record), as the file stores it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ClassDef {
     /// Class name.
     pub name: String,

@@ -24,6 +24,7 @@ mod values;
 mod zero;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::error::Result;
 use crate::graph::Graph;
@@ -103,7 +104,24 @@ pub fn is_binary_tagfile(bytes: &[u8]) -> bool {
 /// A truncated or malformed stream, with the offset and the object and member path, or a
 /// file past a read limit ([`crate::limits::Limits`]).
 pub fn read(data: &[u8], opts: ReadOptions) -> Result<Read> {
-    read::read(data, opts)
+    read::read(data, opts, &|file, depth| {
+        schema::extract_within(&[file], &file.schema_name(), depth).map(Arc::new)
+    })
+}
+
+/// [`read`], with the schema of the file's class definitions taken from `schema_of`
+/// (given the file's definitions and the depth limit): what lets a caller reading many
+/// files with the same definitions build that schema once ([`schema::extract_within`]
+/// makes it).
+///
+/// # Errors
+/// As [`read`], and what `schema_of` returns.
+pub fn read_with(
+    data: &[u8],
+    opts: ReadOptions,
+    schema_of: &dyn Fn(&BinaryTagfile, usize) -> Result<Arc<crate::schema::Schema>>,
+) -> Result<Read> {
+    read::read(data, opts, schema_of)
 }
 
 /// Writes `graph` as a binary tagfile with `file`'s version, class definitions and

@@ -18,13 +18,13 @@ use std::sync::Arc;
 use super::defs::{self, tag, Base, ClassDef, MemberDef, TypeCode, VersionRules};
 use super::input::{Input, Step};
 use super::zero::{always_written, fill, into_values, worth, VALUE};
-use super::{schema, BinaryTagfile, Predicates, Read};
+use super::{BinaryTagfile, Predicates, Read};
 use crate::error::{Error, ReadError, Result};
 use crate::graph::{Floats, Graph, ObjectId, Ptr, Value};
 use crate::limits::ReadOptions;
 use crate::limits::{Budget, Limits};
 use crate::packfile::read::Violation;
-use crate::schema::ClassId;
+use crate::schema::{ClassId, Schema};
 
 /// A definition's members and its ancestors', root first: (definition, member) pairs.
 pub(super) type Flat = Rc<[(usize, usize)]>;
@@ -48,8 +48,13 @@ pub(super) struct Reader<'a> {
     pub widths: BTreeMap<(usize, usize), u8>,
 }
 
-/// The tagged records of `data`, read into the graph.
-pub(super) fn read(data: &[u8], opts: ReadOptions) -> Result<Read> {
+/// The tagged records of `data`, read into the graph over the schema `schema_of` makes of
+/// the file's class definitions (a cache may hand back one it made before).
+pub(super) fn read(
+    data: &[u8],
+    opts: ReadOptions,
+    schema_of: &dyn Fn(&BinaryTagfile, usize) -> Result<Arc<Schema>>,
+) -> Result<Read> {
     if !super::is_binary_tagfile(data) {
         return Err(Error::read(ReadError::BadMagic).at(0));
     }
@@ -98,8 +103,7 @@ pub(super) fn read(data: &[u8], opts: ReadOptions) -> Result<Read> {
             return Err(r.attach(e));
         }
     }
-    let schema = schema::extract_within(&[&file], &file.schema_name(), limits.depth())
-        .map_err(|e| e.at(8))?;
+    let schema = schema_of(&file, limits.depth()).map_err(|e| e.at(8))?;
     let mut objects = Vec::with_capacity(n);
     let end = end as u64;
     for (def, mut values) in std::mem::take(&mut r.objects) {
@@ -109,7 +113,7 @@ pub(super) fn read(data: &[u8], opts: ReadOptions) -> Result<Read> {
         }
         objects.push(crate::graph::Object { class, values });
     }
-    let graph = Graph::from_objects(Arc::new(schema), objects, ObjectId(0));
+    let graph = Graph::from_objects(schema, objects, ObjectId(0));
     graph.check()?;
     let violations = std::mem::take(&mut r.input.soft)
         .into_iter()
