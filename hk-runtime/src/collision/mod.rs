@@ -23,9 +23,11 @@
 mod body;
 pub mod check;
 pub mod convex;
+pub mod level_build;
 pub mod math;
 mod mesh;
 pub mod mopp;
+pub mod mopp_build;
 pub mod obj;
 mod shapes;
 mod view;
