@@ -19,6 +19,8 @@
 //! | [`mopp`] | the MOPP interpreter and the degenerate-triangle rule |
 //! | [`check`] | a MOPP code against the triangles it indexes |
 //! | [`obj`] | Wavefront OBJ output |
+//! | [`level_build`] | building level collision from a description of bodies and shapes |
+//! | [`mopp_build`] | a MOPP encoder |
 
 mod body;
 pub mod check;
