@@ -397,6 +397,13 @@ impl B {
     /// A storage extended mesh of one 16-bit triangle subpart under a MOPP tree.
     fn mopp_mesh(&mut self, m: &TriMesh) -> Result<ObjectId> {
         check_mesh(m)?;
+        // Keys are `subpart << 20 | triangle` with 12 subpart bits.
+        if m.triangles.len() > 1 << 20 {
+            return Err(Error::invalid_write(format!(
+                "{} triangles: a subpart's keys hold at most 2^20",
+                m.triangles.len()
+            )));
+        }
         let schema = Arc::clone(self.0.schema());
         let it = |class: &str, e: &str, name: &str| item(&schema, class, e, name);
         let ems = "hkpExtendedMeshShape";
