@@ -1,4 +1,4 @@
-//! The synthetic Havok 7.1 level (`samples/shred_level.hkx`, docs/collision.md "A
+//! The synthetic Havok 7.1 level (`samples/havok-710_level.hkx`, docs/collision.md "A
 //! synthetic 7.1 level"): hk writes it from the schema, reads it back through
 //! `file::open`, reads its collision, exports it (OBJ, glTF validated by the `gltf` crate)
 //! and renders it. Every body keeps the placement, motion type and filter word it was
@@ -342,7 +342,7 @@ fn export_and_render_give_the_triangles_that_were_put_in() {
 fn the_committed_sample_is_the_level() {
     let (bytes, _) = written();
     assert_eq!(
-        std::fs::read(root().join("samples/shred_level.hkx")).unwrap(),
+        std::fs::read(root().join("samples/havok-710_level.hkx")).unwrap(),
         bytes
     );
 }

@@ -36,7 +36,7 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "one fixed rigid body with a box shape, 32-bit big endian",
     ),
     (
-        "shred_level.hkx",
+        "havok-710_level.hkx",
         "havok-7.1",
         "a level of eleven rigid bodies, one of every hkp shape kind, a MOPP mesh terrain",
     ),
@@ -269,7 +269,7 @@ pub fn bytes(ctx: &Context, name: &str) -> Result<Vec<u8>> {
             let g = &schema.generation;
             let info = PackfileInfo::new(g, g.layout);
             let graph = match name {
-                "shred_level.hkx" => level71::graph(Arc::clone(&schema))?,
+                "havok-710_level.hkx" => level71::graph(Arc::clone(&schema))?,
                 _ => packfile(name, Arc::clone(&schema))?,
             };
             Ok(hk_runtime::packfile::write::write(&graph, &info)?)
