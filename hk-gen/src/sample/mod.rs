@@ -6,6 +6,7 @@
 //! (cm or phive).
 
 mod doom;
+pub mod level71;
 mod nso;
 
 use std::path::Path;
@@ -33,6 +34,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "shred_box.hkx",
         "havok-7.1",
         "one fixed rigid body with a box shape, 32-bit big endian",
+    ),
+    (
+        "havok-710_level.hkx",
+        "havok-7.1",
+        "a level of eleven rigid bodies, one of every hkp shape kind, a MOPP mesh terrain",
     ),
     (
         "destiny-2012_compound.hkx",
@@ -262,7 +268,10 @@ pub fn bytes(ctx: &Context, name: &str) -> Result<Vec<u8>> {
         _ => {
             let g = &schema.generation;
             let info = PackfileInfo::new(g, g.layout);
-            let graph = packfile(name, Arc::clone(&schema))?;
+            let graph = match name {
+                "havok-710_level.hkx" => level71::graph(Arc::clone(&schema))?,
+                _ => packfile(name, Arc::clone(&schema))?,
+            };
             Ok(hk_runtime::packfile::write::write(&graph, &info)?)
         }
     }

@@ -19,13 +19,17 @@
 //! | [`mopp`] | the MOPP interpreter and the degenerate-triangle rule |
 //! | [`check`] | a MOPP code against the triangles it indexes |
 //! | [`obj`] | Wavefront OBJ output |
+//! | [`level_build`] | building level collision from a description of bodies and shapes |
+//! | [`mopp_build`] | a MOPP encoder |
 
 mod body;
 pub mod check;
 pub mod convex;
+pub mod level_build;
 pub mod math;
 mod mesh;
 pub mod mopp;
+pub mod mopp_build;
 pub mod obj;
 mod shapes;
 mod view;

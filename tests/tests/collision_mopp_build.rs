@@ -1,0 +1,170 @@
+//! The MOPP encoder (`collision::mopp_build`, docs/mopp.md §6) against hk's interpreter:
+//! every kept triangle is found by its own box, the terminals name exactly the kept
+//! triangles, random boxes return every triangle a brute-force overlap test finds (and
+//! nothing far from the box), the long-jump form past 64 KiB works, and a corrupted code
+//! never panics or loops.
+
+use hk_runtime::collision::mopp::{degenerate, Code, MARGIN};
+use hk_runtime::collision::{mopp_build, Aabb, Vec3};
+
+/// A triangle soup: `n` triangles of random size in a 200 × 50 × 120 box, every seventh
+/// one degenerate (a repeated corner or three points on a line), with keys that need every
+/// terminal width (subpart bits put some above 2^16, 2^24).
+fn soup(n: usize, seed: u64) -> Vec<(u32, [Vec3; 3])> {
+    let mut next = hk_tests::xorshift(seed);
+    let mut unit = move || (next() % 1_000_000) as f32 / 1_000_000.0;
+    (0..n)
+        .map(|i| {
+            let c = [unit() * 200.0 - 100.0, unit() * 50.0, unit() * 120.0 - 60.0];
+            let size = 0.05 + unit() * 4.0;
+            let mut corner = || [0, 1, 2].map(|a| c[a] + (unit() - 0.5) * size);
+            let (a, b) = (corner(), corner());
+            let tri = match i % 7 {
+                3 => [a, b, a],
+                5 => [
+                    a,
+                    b,
+                    [2.0 * b[0] - a[0], 2.0 * b[1] - a[1], 2.0 * b[2] - a[2]],
+                ],
+                _ => [a, b, corner()],
+            };
+            let key = if i < 32 {
+                i as u32
+            } else {
+                i as u32 | [0u32, 5, 40][i % 3] << 20
+            };
+            (key, tri)
+        })
+        .collect()
+}
+
+fn aabb(t: &[Vec3; 3]) -> Aabb {
+    Aabb::of(t.iter().copied()).unwrap()
+}
+
+/// `b` grown by `d` on every side.
+fn grown(b: &Aabb, d: f32) -> Aabb {
+    Aabb {
+        min: b.min.map(|x| x - d),
+        max: b.max.map(|x| x + d),
+    }
+}
+
+/// Runs `boxes` random boxes against a brute force over the kept triangles: the query
+/// holds every overlapping triangle, and each key it returns names a triangle within
+/// `MARGIN + 1` integer units of the box.
+fn against_brute_force(code: &Code, tris: &[(u32, [Vec3; 3])], boxes: usize, seed: u64) {
+    let kept: Vec<(u32, Aabb)> = tris
+        .iter()
+        .filter(|(_, [a, b, c])| !degenerate(*a, *b, *c))
+        .map(|(k, t)| (*k, aabb(t)))
+        .collect();
+    let all = Aabb::of(kept.iter().flat_map(|(_, b)| [b.min, b.max])).unwrap();
+    let slack = (MARGIN + 1) as f32 / code.scale;
+    let mut next = hk_tests::xorshift(seed);
+    let mut unit = move || (next() % 1_000_000) as f32 / 1_000_000.0;
+    let mut hits = 0;
+    for _ in 0..boxes {
+        let c = [0, 1, 2].map(|a| all.min[a] + unit() * (all.max[a] - all.min[a]));
+        let h = [0, 1, 2].map(|_| unit() * 10.0);
+        let q = Aabb::centered(c, h);
+        let got = code.query(&q).unwrap();
+        let mut want: Vec<u32> = kept
+            .iter()
+            .filter(|(_, b)| b.overlaps(&q))
+            .map(|(k, _)| *k)
+            .collect();
+        want.sort_unstable();
+        for k in &want {
+            assert!(got.binary_search(k).is_ok(), "key {k} missed by {q:?}");
+        }
+        let near = grown(&q, slack);
+        for k in &got {
+            let (_, b) = kept.iter().find(|(x, _)| x == k).expect("a kept key");
+            assert!(
+                b.overlaps(&near),
+                "key {k} returned for {q:?}, its box {b:?}"
+            );
+        }
+        hits += want.len();
+    }
+    assert!(hits > boxes / 2, "the boxes hit only {hits} triangles");
+}
+
+#[test]
+fn a_triangle_soup_queries_like_brute_force() {
+    let tris = soup(3000, 7);
+    let code = mopp_build::build(&tris).unwrap();
+    // docs/mopp.md §1: the origin is the minimum corner, 0.99 × 2^24 over the largest side.
+    let kept: Vec<&(u32, [Vec3; 3])> = tris
+        .iter()
+        .filter(|(_, [a, b, c])| !degenerate(*a, *b, *c))
+        .collect();
+    assert!(kept.len() < tris.len() && kept.len() > 2000);
+    let all = Aabb::of(kept.iter().flat_map(|(_, t)| t.iter().copied())).unwrap();
+    assert_eq!(code.offset, all.min);
+    let extent = (0..3).map(|i| all.max[i] - all.min[i]).fold(0f32, f32::max);
+    assert!((code.scale * extent / 16_777_216.0 - 0.99).abs() < 1e-4);
+    // Terminals: exactly the kept keys.
+    let mut keys: Vec<u32> = kept.iter().map(|(k, _)| *k).collect();
+    keys.sort_unstable();
+    assert_eq!(code.terminals().unwrap(), keys);
+    assert!(keys.iter().any(|&k| k >= 1 << 24) && keys.iter().any(|&k| k < 32));
+    // Each kept triangle by its own box.
+    for (k, t) in &kept {
+        assert!(
+            code.query(&aabb(t)).unwrap().binary_search(k).is_ok(),
+            "{k}"
+        );
+    }
+    against_brute_force(&code, &tris, 2000, 99);
+}
+
+#[test]
+fn a_left_subtree_past_64_kib_takes_the_long_jump() {
+    let tris: Vec<_> = soup(7000, 3)
+        .into_iter()
+        .filter(|(_, [a, b, c])| !degenerate(*a, *b, *c))
+        .collect();
+    let code = mopp_build::build(&tris).unwrap();
+    let b = &code.bytes;
+    assert!(b.len() > 2 * 65_536, "{} bytes", b.len());
+    // The root split is the 16-bit form whose right branch goes through a 32-bit jump.
+    assert!((0x23..=0x25).contains(&b[0]), "root command 0x{:02X}", b[0]);
+    assert_eq!((&b[3..7], b[7]), (&[0u8, 5, 0, 0][..], 0x08));
+    assert_eq!(code.terminals().unwrap().len(), tris.len());
+    against_brute_force(&code, &tris, 1000, 5);
+}
+
+#[test]
+fn nothing_to_index_gives_no_code() {
+    assert!(mopp_build::build(&[]).is_none());
+    let flat = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
+    assert!(mopp_build::build(&[(0, flat)]).is_none());
+    // One triangle: a leaf and nothing else.
+    let one = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let code = mopp_build::build(&[(9, one)]).unwrap();
+    assert_eq!(code.terminals().unwrap(), vec![9]);
+    assert_eq!(code.query(&aabb(&one)).unwrap(), vec![9]);
+    let far = Aabb::centered([50.0, 50.0, 50.0], [1.0; 3]);
+    assert!(code.query(&far).unwrap().is_empty());
+}
+
+#[test]
+fn every_byte_of_a_built_code_flipped_never_panics_or_loops() {
+    let tris = soup(120, 11);
+    let good = mopp_build::build(&tris).unwrap();
+    let boxes: Vec<Aabb> = tris.iter().step_by(15).map(|(_, t)| aabb(t)).collect();
+    let mut errors = 0;
+    for i in 0..good.bytes.len() {
+        let mut bad = good.clone();
+        bad.bytes[i] ^= 0xFF;
+        for b in &boxes {
+            errors += usize::from(bad.query(b).is_err());
+        }
+        errors += usize::from(bad.terminals().is_err());
+    }
+    // Some flips make the code unrunnable (an unknown command, a jump out); each is an
+    // error, not a panic or a hang.
+    assert!(errors > 0);
+}
