@@ -188,15 +188,18 @@ fn grid(n: u32) -> (Vec<Vec3>, Vec<[u32; 3]>, Vec<u32>) {
     (v, t, d)
 }
 
+/// The graph read back, and what was put in.
+struct Synthetic {
+    g: Graph,
+    v: Vec<Vec3>,
+    t: Vec<[u32; 3]>,
+    d: Vec<u32>,
+    inputs: Vec<InstanceInput>,
+}
+
 /// A 2012.2 graph: a grid mesh and a compound of two instances of it (one scaled, one
 /// rotated), under a root-level container; written and read back.
-fn synthetic() -> (
-    Graph,
-    Vec<Vec3>,
-    Vec<[u32; 3]>,
-    Vec<u32>,
-    Vec<InstanceInput>,
-) {
+fn synthetic() -> Synthetic {
     let schema = Arc::new(hk_tests::schema("havok-2012.2"));
     let mut g = Graph::new(Arc::clone(&schema));
     let root = g.add_object("hkRootLevelContainer").unwrap();
@@ -248,12 +251,18 @@ fn synthetic() -> (
     let bytes = hk_runtime::packfile::write::write(&g, &info).unwrap();
     let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
     let doc = file::open(&bytes, &schemas, ReadOptions::default()).unwrap();
-    (doc.graph, v, t, d, inputs)
+    Synthetic {
+        g: doc.graph,
+        v,
+        t,
+        d,
+        inputs,
+    }
 }
 
 #[test]
 fn a_built_mesh_and_compound_read_back() {
-    let (g, v, t, d, inputs) = synthetic();
+    let Synthetic { g, v, t, d, inputs } = synthetic();
     let mesh = g.first("hkpBvCompressedMeshShape").unwrap();
     let comp = g.first("hkpStaticCompoundShape").unwrap();
     let m = bvmesh::decode(&g, mesh).unwrap();
@@ -346,7 +355,7 @@ fn corrupt(g: &Graph, id: ObjectId, path: &str, v: Value) -> String {
 
 #[test]
 fn corrupt_counts_and_indices_are_refused_by_name() {
-    let (g, ..) = synthetic();
+    let g = synthetic().g;
     let mesh = g.first("hkpBvCompressedMeshShape").unwrap();
     let comp = g.first("hkpStaticCompoundShape").unwrap();
     let n = len(&g, mesh, "tree.primitives") as u64;

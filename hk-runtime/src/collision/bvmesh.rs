@@ -166,7 +166,8 @@ fn word(r: &Rec<'_>, name: &str) -> Result<u32> {
 pub(super) fn aabb(r: &Rec<'_>, name: &str) -> Result<Aabb> {
     let b = r.rec(name)?;
     let (min, max) = (b.vec3("min")?, b.vec3("max")?);
-    if (0..3).any(|i| !(min[i] <= max[i])) {
+    // NaN lanes fail too.
+    if (0..3).any(|i| min[i].partial_cmp(&max[i]).is_none_or(|o| o.is_gt())) {
         return Err(r.err(name, format!("min {min:?} is not below max {max:?}")));
     }
     Ok(Aabb { min, max })
@@ -334,8 +335,12 @@ pub(super) fn decode_rec(r: &Rec<'_>) -> Result<BvMesh> {
             leaf_table(s, "nodes", &own, &section.domain, n)?
         };
         let mut data = vec![0u32; n];
-        for k in section.runs.0..section.runs.0 + section.runs.1 {
-            let run = &runs[k];
+        for (k, run) in runs
+            .iter()
+            .enumerate()
+            .skip(section.runs.0)
+            .take(section.runs.1)
+        {
             let (at, count) = (word(run, "index")? as usize, word(run, "count")? as usize);
             let cells = data.get_mut(at..at + count).ok_or_else(|| {
                 run.err(

@@ -96,7 +96,7 @@ pub fn encode_shared(p: Vec3, domain: &Aabb) -> u64 {
 }
 
 fn quantise(x: f32, offset: f32, step: f32, max: u32) -> u32 {
-    if !(step > 0.0) {
+    if step.is_nan() || step <= 0.0 {
         return 0;
     }
     let q = ((x - offset) / step).round();
@@ -114,9 +114,9 @@ fn quantise(x: f32, offset: f32, step: f32, max: u32) -> u32 {
 /// `min = parent min + (c >> 4)² · s` and `max = parent max - (c & 15)² · s`.
 pub fn child_box(parent: &Aabb, xyz: [u8; 3]) -> Aabb {
     let mut b = *parent;
-    for i in 0..3 {
+    for (i, c) in xyz.iter().enumerate() {
         let s = (parent.max[i] - parent.min[i]) * (1.0 / 226.0);
-        let (hi, lo) = (f32::from(xyz[i] >> 4), f32::from(xyz[i] & 15));
+        let (hi, lo) = (f32::from(c >> 4), f32::from(c & 15));
         b.min[i] = parent.min[i] + hi * hi * s;
         b.max[i] = parent.max[i] - lo * lo * s;
     }
