@@ -5,6 +5,7 @@
 //! written from their schema (`tagfile::reflect`), the TAG0 writer, and their container
 //! (cm or phive).
 
+pub mod destiny;
 mod doom;
 pub mod level71;
 mod nso;
@@ -44,6 +45,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "destiny-2012_compound.hkx",
         "havok-2012.2",
         "a static compound shape with one compressed-mesh instance",
+    ),
+    (
+        "destiny-2012_level.hkx",
+        "havok-2012.2",
+        "a static compound of three instances (one scaled, one rotated) of two compressed meshes built from 812 triangles",
     ),
     (
         "nso-2023_box.bphsh",
@@ -265,6 +271,12 @@ pub fn bytes(ctx: &Context, name: &str) -> Result<Vec<u8>> {
         "doom-2016_mesh.hkshape" => tagfile(doom::mesh(schema)?),
         "doom-2016_compound.hkshape" => tagfile(doom::compound(schema)?),
         "nso-2023_box.bphsh" => tagfile(nso::build(schema)?),
+        destiny::NAME => {
+            let g = &schema.generation;
+            let info = PackfileInfo::new(g, g.layout);
+            let graph = destiny::level(Arc::clone(&schema))?;
+            Ok(hk_runtime::packfile::write::write(&graph, &info)?)
+        }
         _ => {
             let g = &schema.generation;
             let info = PackfileInfo::new(g, g.layout);

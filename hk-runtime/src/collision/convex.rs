@@ -18,7 +18,7 @@ const PLANE_TOLERANCE: f32 = 1e-3;
 pub(super) fn read(r: &Rec<'_>) -> Result<Mesh> {
     let mut m = blank(r, ShapeKind::ConvexVertices);
     let n = usize::try_from(r.int("numVertices")?).map_err(|_| r.err("numVertices", "negative"))?;
-    let groups = r.recs("rotatedVertices")?;
+    let groups = four_vectors(r)?;
     if n > groups.len() * 4 {
         return Err(r.err(
             "numVertices",
@@ -32,11 +32,7 @@ pub(super) fn read(r: &Rec<'_>) -> Result<Mesh> {
     for j in 0..n {
         let g = &groups[j / 4];
         let lane = j % 4;
-        m.vertices.push([
-            g.floats("x", 4)?[lane],
-            g.floats("y", 4)?[lane],
-            g.floats("z", 4)?[lane],
-        ]);
+        m.vertices.push([g[lane], g[4 + lane], g[8 + lane]]);
     }
     if let (Ok(c), Ok(h)) = (r.vec3("aabbCenter"), r.vec3("aabbHalfExtents")) {
         m.stored_aabb = Some(Aabb::centered(c, h));
@@ -195,4 +191,35 @@ pub fn hull(p: &[Vec3]) -> Vec<[u32; 3]> {
         }
     }
     faces.into_iter().map(|f| f.map(|x| x as u32)).collect()
+}
+
+/// The `rotatedVertices` records as 12 floats each (x, y, z lanes): structs of `x`, `y`, `z`
+/// in a packfile or TAG0 file, a `vec12` each in an old binary tagfile (whose definitions
+/// give the member as an array of `matrix3`, docs/collision-notes.md §10.2).
+fn four_vectors(r: &Rec<'_>) -> Result<Vec<[f32; 12]>> {
+    match r.opt("rotatedVertices").and_then(|v| v.as_array()) {
+        Some(crate::graph::Array::Mat3(v)) => return Ok(v.clone()),
+        Some(crate::graph::Array::Values(v)) if v.iter().all(|x| x.as_floats().is_some()) => {
+            return v
+                .iter()
+                .map(|x| {
+                    x.as_floats()
+                        .and_then(|f| f.get(..12))
+                        .and_then(|f| f.try_into().ok())
+                        .ok_or_else(|| r.err("rotatedVertices", "expected 12 floats a record"))
+                })
+                .collect();
+        }
+        _ => {}
+    }
+    r.recs("rotatedVertices")?
+        .iter()
+        .map(|g| {
+            let mut f = [0f32; 12];
+            for (k, lane) in ["x", "y", "z"].iter().enumerate() {
+                f[4 * k..4 * k + 4].copy_from_slice(&g.floats(lane, 4)?[..4]);
+            }
+            Ok(f)
+        })
+        .collect()
 }

@@ -21,9 +21,16 @@
 //! | [`obj`] | Wavefront OBJ output |
 //! | [`level_build`] | building level collision from a description of bodies and shapes |
 //! | [`mopp_build`] | a MOPP encoder |
+//! | [`pack`] | packed vertices and static tree codes of 2012.2-2014 shapes, both ways |
+//! | [`bvmesh`] | compressed meshes (`hkpBvCompressedMeshShape`) decoded |
+//! | [`compound`] | static compounds (`hkpStaticCompoundShape`) decoded |
+//! | [`bvmesh_build`] | compressed meshes and static compounds built from triangles |
 
 mod body;
+pub mod bvmesh;
+pub mod bvmesh_build;
 pub mod check;
+pub mod compound;
 pub mod convex;
 pub mod level_build;
 pub mod math;
@@ -31,6 +38,7 @@ mod mesh;
 pub mod mopp;
 pub mod mopp_build;
 pub mod obj;
+pub mod pack;
 mod shapes;
 mod view;
 
@@ -104,6 +112,8 @@ pub enum ShapeKind {
     Capsule,
     /// An `hkpCylinderShape` (tessellated).
     Cylinder,
+    /// An `hkpBvCompressedMeshShape` (docs/collision-notes.md §11).
+    BvCompressedMesh,
 }
 
 /// One triangle of a [`Mesh`].
@@ -211,7 +221,8 @@ impl Scene {
 ///
 /// A file without rigid bodies (a shape file: an id Tech `.hkshape`, a phive `.bphsh`, a
 /// Project Anarchy `.hkt` mesh) gives one body per *free shape*: an object of a shape
-/// class hk reads that no other object points to, placed at the origin
+/// class hk reads that no other such shape points to (a root-level container may), placed
+/// at the origin
 /// ([`Body::free`]).
 ///
 /// # Errors
@@ -229,7 +240,7 @@ pub fn read(graph: &Graph) -> Result<Scene> {
         }
     }
     if scene.bodies.is_empty() {
-        let pointed = view::pointees(graph);
+        let pointed = view::pointees_from(graph, |id| walker.knows(id));
         for i in 0..graph.objects.len() {
             let id = ObjectId(i as u32);
             if !pointed.contains(&id) && walker.knows(id) {

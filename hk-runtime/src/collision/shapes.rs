@@ -9,7 +9,7 @@ use crate::graph::{Graph, ObjectId};
 use super::math::{Aabb, Affine, Vec3};
 use super::mopp::Code;
 use super::view::{objects, Rec};
-use super::{convex, mesh, CollisionError, Mesh, Result, ShapeKind, Triangle};
+use super::{bvmesh, compound, convex, mesh, CollisionError, Mesh, Result, ShapeKind, Triangle};
 
 /// How deep shape containers may nest (a pointer cycle in a hostile file ends here).
 const MAX_DEPTH: u32 = 64;
@@ -33,6 +33,8 @@ const KINDS: &[&str] = &[
     "hkpConvexTransformShape",
     "hkpTransformShape",
     "hkpListShape",
+    "hkpStaticCompoundShape",
+    "hkpBvCompressedMeshShape",
 ];
 
 /// Walks shape trees, collecting the MOPP codes it meets.
@@ -166,6 +168,16 @@ impl<'g> Walker<'g> {
                     }
                 }
             }
+            "hkpStaticCompoundShape" => {
+                let c = compound::decode_rec(&r)?;
+                for (i, inst) in c.instances.iter().enumerate() {
+                    let Some(ch) = inst.shape else { continue };
+                    let start = out.len();
+                    self.walk(ch, at.then(&inst.transform), depth + 1, out)?;
+                    compound::rekey(&mut out[start..], i, c.child_key_bits);
+                }
+            }
+            "hkpBvCompressedMeshShape" => out.push(at.place(bvmesh::read(&r)?)),
             _ => unreachable!("KINDS lists every arm"),
         }
         Ok(())

@@ -220,33 +220,6 @@ pub(crate) fn is_a(schema: &Schema, class: &str, name: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Every object some object's value points to (variants included).
-pub(crate) fn pointees(graph: &Graph) -> std::collections::HashSet<ObjectId> {
-    fn visit(v: &Value, out: &mut std::collections::HashSet<ObjectId>) {
-        match v {
-            Value::Pointer(Some(Ptr::Object(o))) => {
-                out.insert(*o);
-            }
-            Value::Variant(p) => {
-                for q in [&p.object, &p.class] {
-                    if let Some(Ptr::Object(o)) = q {
-                        out.insert(*o);
-                    }
-                }
-            }
-            Value::Array(Array::Values(vs)) | Value::Struct(vs) | Value::CArray(vs) => {
-                vs.iter().for_each(|v| visit(v, out));
-            }
-            _ => {}
-        }
-    }
-    let mut out = std::collections::HashSet::new();
-    for o in &graph.objects {
-        o.values.iter().for_each(|v| visit(v, &mut out));
-    }
-    out
-}
-
 /// The floats of a `vector4` column or a value list of tuples, as xyz.
 pub(crate) fn points(a: &Array) -> Option<Vec<[f32; 3]>> {
     match a {
@@ -306,4 +279,37 @@ pub(crate) fn objects(a: &Array) -> Vec<Option<ObjectId>> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Every object that an object passing `from` points to (a root-level container's
+/// variant does not make a shape part of another shape).
+pub(crate) fn pointees_from(
+    graph: &Graph,
+    from: impl Fn(ObjectId) -> bool,
+) -> std::collections::HashSet<ObjectId> {
+    fn visit(v: &Value, out: &mut std::collections::HashSet<ObjectId>) {
+        match v {
+            Value::Pointer(Some(Ptr::Object(o))) => {
+                out.insert(*o);
+            }
+            Value::Variant(p) => {
+                for q in [&p.object, &p.class] {
+                    if let Some(Ptr::Object(o)) = q {
+                        out.insert(*o);
+                    }
+                }
+            }
+            Value::Array(Array::Values(vs)) | Value::Struct(vs) | Value::CArray(vs) => {
+                vs.iter().for_each(|v| visit(v, out));
+            }
+            _ => {}
+        }
+    }
+    let mut out = std::collections::HashSet::new();
+    for (i, o) in graph.objects.iter().enumerate() {
+        if from(ObjectId(i as u32)) {
+            o.values.iter().for_each(|v| visit(v, &mut out));
+        }
+    }
+    out
 }
