@@ -19,14 +19,19 @@
 //! | [`mopp`] | the MOPP interpreter and the degenerate-triangle rule |
 //! | [`check`] | a MOPP code against the triangles it indexes |
 //! | [`obj`] | Wavefront OBJ output |
+//! | `hknp`, [`hknp_mesh`], [`packed`], [`hknp_build`] | Havok 2016 hknp shapes: polytopes, compressed meshes, compounds; packed vectors; builders (docs/collision-notes.md §12) |
 
 mod body;
 pub mod check;
 pub mod convex;
+mod hknp;
+pub mod hknp_build;
+pub mod hknp_mesh;
 pub mod math;
 mod mesh;
 pub mod mopp;
 pub mod obj;
+pub mod packed;
 mod shapes;
 mod view;
 
@@ -100,6 +105,10 @@ pub enum ShapeKind {
     Capsule,
     /// An `hkpCylinderShape` (tessellated).
     Cylinder,
+    /// An `hknpConvexPolytopeShape` (Havok 2016; faces fanned into triangles).
+    ConvexPolytope,
+    /// An `hknpCompressedMeshShape` (Havok 2016; sections of packed primitives).
+    CompressedMesh,
 }
 
 /// One triangle of a [`Mesh`].

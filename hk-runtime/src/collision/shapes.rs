@@ -9,7 +9,7 @@ use crate::graph::{Graph, ObjectId};
 use super::math::{Aabb, Affine, Vec3};
 use super::mopp::Code;
 use super::view::{objects, Rec};
-use super::{convex, mesh, CollisionError, Mesh, Result, ShapeKind, Triangle};
+use super::{convex, hknp, hknp_mesh, mesh, CollisionError, Mesh, Result, ShapeKind, Triangle};
 
 /// How deep shape containers may nest (a pointer cycle in a hostile file ends here).
 const MAX_DEPTH: u32 = 64;
@@ -33,6 +33,9 @@ const KINDS: &[&str] = &[
     "hkpConvexTransformShape",
     "hkpTransformShape",
     "hkpListShape",
+    "hknpConvexPolytopeShape",
+    "hknpCompressedMeshShape",
+    "hknpCompoundShape",
 ];
 
 /// Walks shape trees, collecting the MOPP codes it meets.
@@ -163,6 +166,20 @@ impl<'g> Walker<'g> {
                         for t in &mut m.triangles {
                             t.key = i as u32;
                         }
+                    }
+                }
+            }
+            "hknpConvexPolytopeShape" => out.push(at.place(hknp::polytope(&r)?)),
+            "hknpCompressedMeshShape" => out.push(at.place(hknp_mesh::read(&r)?)),
+            "hknpCompoundShape" => {
+                for inst in hknp::compound(&r)? {
+                    let start = out.len();
+                    self.walk(inst.shape, at.then(&inst.to_parent), depth + 1, out)?;
+                    // A compound's shape key is the instance's index (as a list's).
+                    for m in &mut out[start..] {
+                        m.triangles
+                            .iter_mut()
+                            .for_each(|t| t.key = inst.index as u32);
                     }
                 }
             }
