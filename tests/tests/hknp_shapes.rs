@@ -660,7 +660,7 @@ fn corrupted_files_never_panic() {
     hknp_build::add_compressed_mesh(&mut mg, &terrain(8)).unwrap();
     let mut bg = Graph::new(schema());
     hknp_build::add_box(&mut bg, [1.0, 2.0, 3.0]).unwrap();
-    let mut next = hk_tests::xorshift(0x68_6b6e_70);
+    let mut next = hk_tests::xorshift(0x686b_6e70);
     let (mut read, mut refused) = (0, 0);
     for g in [&bg, &mg, &cg] {
         let bytes = hknp_build::cm_bytes(g, &[SurfaceRecord::default()]).unwrap();
