@@ -19,14 +19,16 @@
 //! | [`mopp`] | the MOPP interpreter and the degenerate-triangle rule |
 //! | [`check`] | a MOPP code against the triangles it indexes |
 //! | [`obj`] | Wavefront OBJ output |
-//! | `hknp`, [`hknp_mesh`], [`packed`], [`hknp_build`] | Havok 2016 hknp shapes: polytopes, compressed meshes, compounds; packed vectors; builders (docs/collision-notes.md §12) |
+//! | `hknp`, [`hknp_mesh`], `hknp_mesh_build`, `hknp_graph`, [`packed`], [`hknp_build`] | Havok 2016 hknp shapes: polytopes, compressed meshes, compounds; packed vectors; builders (docs/collision-notes.md §12) |
 
 mod body;
 pub mod check;
 pub mod convex;
 mod hknp;
 pub mod hknp_build;
+mod hknp_graph;
 pub mod hknp_mesh;
+mod hknp_mesh_build;
 pub mod math;
 mod mesh;
 pub mod mopp;
