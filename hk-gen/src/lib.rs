@@ -19,10 +19,12 @@
 //! | `hk gen crate`, `hk gen all` | [`generate::gen_crate`], [`generate::gen_all`] |
 //! | `hk bench` | [`bench::run`] |
 //! | `hk export` | [`collision::export`] |
+//! | `hk cm box` | [`cm::box_cmd`] |
 //! | `hk render` | [`collision::render_file`] |
 //! | `hk mopp query`, `hk mopp check`, `hk mopp bench` | [`collision::query`], [`collision::check`], [`collision::bench`] |
 
 pub mod bench;
+pub mod cm;
 pub mod collision;
 pub mod context;
 pub mod convert;

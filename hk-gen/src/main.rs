@@ -206,6 +206,9 @@ enum Command {
     /// Run MOPP codes: box queries, a check of every triangle, a throughput measurement.
     #[command(subcommand)]
     Mopp(MoppCmd),
+    /// Write id Tech cm collision (Havok 2016 hknp shapes).
+    #[command(subcommand)]
+    Cm(CmCmd),
     /// Compare two files member by member.
     Diff {
         /// First file.
@@ -237,7 +240,7 @@ impl Command {
                 | MoppCmd::Check { schema, .. }
                 | MoppCmd::Bench { schema, .. },
             ) => schema.as_ref(),
-            Command::Schema(_) | Command::Gen(_) | Command::Sample { .. } => None,
+            Command::Schema(_) | Command::Gen(_) | Command::Sample { .. } | Command::Cm(_) => None,
         }
     }
 }
@@ -250,6 +253,19 @@ enum ExportFormat {
     Gltf,
     /// glTF 2.0 in the binary container (GLB).
     Glb,
+}
+
+#[derive(Debug, Subcommand)]
+enum CmCmd {
+    /// A box hknpConvexPolytopeShape with retail mass, inertia and penetration values.
+    Box {
+        /// Half extents X,Y,Z: positive finite numbers (id units).
+        #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
+        half_extents: String,
+        /// The `.hkshape` to write.
+        #[arg(short, long)]
+        out: PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -531,6 +547,10 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
             hk_gen::generate::gen_crate(&ctx, &game, &out, schema.as_deref(), hk_path.as_deref(), o)
         }
         Command::Sample { out } => hk_gen::sample::run(&ctx, &out, o),
+        Command::Cm(CmCmd::Box { half_extents, out }) => {
+            let half = hk_gen::cm::parse_half_extents(&half_extents)?;
+            hk_gen::cm::box_cmd(&ctx, half, &out, o)
+        }
         Command::Bench {
             paths,
             rounds,

@@ -64,12 +64,12 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
     (
         "doom-2016_compound.hkshape",
         "havok-2016",
-        "id Tech cm: an hknpCompoundShape of two box instances over an hkcdDynamicTree",
+        "id Tech cm: an hknpCompoundShape of two box instances (and a free element) over an hkcdDynamicTree",
     ),
     (
         "doom-2016_mesh.hkshape",
         "havok-2016",
-        "id Tech cm: one surface record and an hknpCompressedMeshShape of two triangles",
+        "id Tech cm: one surface record and an hknpCompressedMeshShape terrain of 288 triangles",
     ),
 ];
 
@@ -91,10 +91,6 @@ impl Build {
         Build {
             g: Graph::new(schema),
         }
-    }
-
-    fn schema(&self) -> &Schema {
-        self.g.schema()
     }
 
     fn add(&mut self, class: &str) -> Result<ObjectId> {
@@ -136,22 +132,6 @@ fn floats(v: &[f32]) -> Value {
 /// An array of values (stored in the column its member's elements take).
 fn list(v: Vec<Value>) -> Value {
     Value::Array(Array::Values(v))
-}
-
-/// The value of item `item` of enum `class.name` in the schema.
-fn item(schema: &Schema, class: &str, name: &str, item: &str) -> Result<Value> {
-    schema
-        .class(class)
-        .and_then(|c| c.enums.iter().find(|e| e.name == name))
-        .and_then(|e| e.items.iter().find(|i| i.name == item))
-        .map(|i| Value::UInt(i.value as u64))
-        .ok_or_else(|| {
-            hk_runtime::Error::schema(format!(
-                "{} has no {class}.{name}.{item}",
-                schema.generation.name
-            ))
-            .into()
-        })
 }
 
 /// Sets the root-level container `root`'s one named variant to `variant`.

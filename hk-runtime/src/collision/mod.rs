@@ -25,6 +25,7 @@
 //! | [`bvmesh`] | compressed meshes (`hkpBvCompressedMeshShape`) decoded |
 //! | [`compound`] | static compounds (`hkpStaticCompoundShape`) decoded |
 //! | [`bvmesh_build`] | compressed meshes and static compounds built from triangles |
+//! | `hknp`, [`hknp_mesh`], `hknp_mesh_build`, `hknp_graph`, [`packed`], [`hknp_build`] | Havok 2016 hknp shapes: polytopes, compressed meshes, compounds; packed vectors; builders (docs/collision-notes.md §12) |
 
 mod body;
 pub mod bvmesh;
@@ -32,6 +33,11 @@ pub mod bvmesh_build;
 pub mod check;
 pub mod compound;
 pub mod convex;
+mod hknp;
+pub mod hknp_build;
+mod hknp_graph;
+pub mod hknp_mesh;
+mod hknp_mesh_build;
 pub mod level_build;
 pub mod math;
 mod mesh;
@@ -39,6 +45,7 @@ pub mod mopp;
 pub mod mopp_build;
 pub mod obj;
 pub mod pack;
+pub mod packed;
 mod shapes;
 mod view;
 
@@ -114,6 +121,10 @@ pub enum ShapeKind {
     Cylinder,
     /// An `hkpBvCompressedMeshShape` (docs/collision-notes.md §11).
     BvCompressedMesh,
+    /// An `hknpConvexPolytopeShape` (Havok 2016; faces fanned into triangles).
+    ConvexPolytope,
+    /// An `hknpCompressedMeshShape` (Havok 2016; sections of packed primitives).
+    CompressedMesh,
 }
 
 /// One triangle of a [`Mesh`].

@@ -9,7 +9,10 @@ use crate::graph::{Graph, ObjectId};
 use super::math::{Aabb, Affine, Vec3};
 use super::mopp::Code;
 use super::view::{objects, Rec};
-use super::{bvmesh, compound, convex, mesh, CollisionError, Mesh, Result, ShapeKind, Triangle};
+use super::{
+    bvmesh, compound, convex, hknp, hknp_mesh, mesh, CollisionError, Mesh, Result, ShapeKind,
+    Triangle,
+};
 
 /// How deep shape containers may nest (a pointer cycle in a hostile file ends here).
 const MAX_DEPTH: u32 = 64;
@@ -35,6 +38,9 @@ const KINDS: &[&str] = &[
     "hkpListShape",
     "hkpStaticCompoundShape",
     "hkpBvCompressedMeshShape",
+    "hknpConvexPolytopeShape",
+    "hknpCompressedMeshShape",
+    "hknpCompoundShape",
 ];
 
 /// Walks shape trees, collecting the MOPP codes it meets.
@@ -178,6 +184,20 @@ impl<'g> Walker<'g> {
                 }
             }
             "hkpBvCompressedMeshShape" => out.push(at.place(bvmesh::read(&r)?)),
+            "hknpConvexPolytopeShape" => out.push(at.place(hknp::polytope(&r)?)),
+            "hknpCompressedMeshShape" => out.push(at.place(hknp_mesh::read(&r)?)),
+            "hknpCompoundShape" => {
+                for inst in hknp::compound(&r)? {
+                    let start = out.len();
+                    self.walk(inst.shape, at.then(&inst.to_parent), depth + 1, out)?;
+                    // A compound's shape key is the instance's index (as a list's).
+                    for m in &mut out[start..] {
+                        m.triangles
+                            .iter_mut()
+                            .for_each(|t| t.key = inst.index as u32);
+                    }
+                }
+            }
             _ => unreachable!("KINDS lists every arm"),
         }
         Ok(())

@@ -1,0 +1,70 @@
+//! `hk cm box`: writes an id Tech cm `.hkshape` holding one box `hknpConvexPolytopeShape`
+//! built by `hk_runtime::collision::hknp_build` (mass properties and penetration depth by
+//! the retail box rules of docs/collision-notes.md §12), through the tagfile and cm writers
+//! and the `havok-2016` schema.
+
+use std::path::Path;
+
+use hk_runtime::collision::hknp_build::{self, CONVEX_RADIUS};
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::out::{outln, Out};
+use crate::Status;
+
+/// The schema folder the cm writer uses.
+pub const SCHEMA: &str = "havok-2016";
+
+/// Parses `X,Y,Z` half extents: three positive finite numbers.
+///
+/// # Errors
+/// A usage error saying what is wrong.
+pub fn parse_half_extents(text: &str) -> Result<[f32; 3]> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() != 3 {
+        return Err(Error::usage(format!(
+            "--half-extents `{text}`: expected X,Y,Z (three numbers)"
+        )));
+    }
+    let mut h = [0f32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        h[i] = p
+            .parse()
+            .map_err(|_| Error::usage(format!("--half-extents `{text}`: `{p}` is not a number")))?;
+    }
+    hknp_build::check_half_extents(h)
+        .map_err(|e| Error::usage(format!("--half-extents `{text}`: {e}")))?;
+    Ok(h)
+}
+
+/// `hk cm box --half-extents X,Y,Z -o FILE`.
+///
+/// # Errors
+/// Bad half extents, a schema without the hknp classes, or a file that cannot be written.
+pub fn box_cmd(ctx: &Context, half: [f32; 3], out: &Path, o: &mut Out<'_>) -> Result<Status> {
+    hknp_build::check_half_extents(half).map_err(|e| Error::usage(e.to_string()))?;
+    let schema = ctx.schemas().load(SCHEMA)?;
+    let bytes = hknp_build::box_file(schema, half)?;
+    std::fs::write(out, &bytes).map_err(|e| Error::io(out, e))?;
+    let m = hknp_build::box_mass(half, CONVEX_RADIUS);
+    outln!(
+        o,
+        "{} ({} bytes): cm box hknpConvexPolytopeShape, half extents {} {} {}, convex radius {CONVEX_RADIUS}",
+        out.display(),
+        bytes.len(),
+        half[0],
+        half[1],
+        half[2]
+    );
+    outln!(
+        o,
+        "volume {} mass {} inertia {} {} {} maxAllowedPenetration {}",
+        m.volume,
+        m.mass,
+        m.inertia[0],
+        m.inertia[1],
+        m.inertia[2],
+        hknp_build::unhalf16(m.penetration)
+    );
+    Ok(Status::Success)
+}
