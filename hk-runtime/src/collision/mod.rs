@@ -25,6 +25,9 @@ pub mod check;
 pub mod convex;
 pub mod math;
 mod mesh;
+pub mod meshbuild;
+mod meshcheck;
+pub mod meshshape;
 pub mod mopp;
 pub mod obj;
 mod shapes;
@@ -100,6 +103,8 @@ pub enum ShapeKind {
     Capsule,
     /// An `hkpCylinderShape` (tessellated).
     Cylinder,
+    /// A geometry section of a Havok 2023.2 `hknpMeshShape` ([`meshshape`]).
+    MeshShape,
 }
 
 /// One triangle of a [`Mesh`].
@@ -181,6 +186,9 @@ pub struct Scene {
     pub bodies: Vec<Body>,
     /// Its MOPP codes.
     pub codes: Vec<mopp::Code>,
+    /// The phive material and hit-mask arrays of a `.bphsh`, which a triangle's
+    /// [`Triangle::surface`] (its shape tag) indexes ([`read_with`]).
+    pub phive: Option<meshshape::Palette>,
 }
 
 impl Scene {
@@ -235,4 +243,45 @@ pub fn read(graph: &Graph) -> Result<Scene> {
     }
     scene.codes = walker.into_codes();
     Ok(scene)
+}
+
+/// [`read`], with the sections a phive container holds after its tagfile
+/// (`tagfile::phive::Phive::extras`; empty for other files): their material and hit-mask
+/// arrays become [`Scene::phive`], and every shape tag of an `hknpMeshShape` must index
+/// them (docs/collision-notes.md §13).
+///
+/// # Errors
+/// As [`read`], and a shape tag past the shorter of the two arrays, naming the mesh.
+pub fn read_with(graph: &Graph, extras: &[crate::tagfile::phive::Extra]) -> Result<Scene> {
+    let mut scene = read(graph)?;
+    scene.phive = meshshape::Palette::from_extras(extras);
+    if let Some(p) = &scene.phive {
+        for (b, m) in scene.meshes() {
+            let bad = m
+                .triangles
+                .iter()
+                .find_map(|t| t.surface.filter(|&s| s as usize >= p.len()));
+            if let (ShapeKind::MeshShape, Some(s)) = (m.kind, bad) {
+                return Err(CollisionError::shape(
+                    format!("#{} {}", m.object.0, graph.class_name(m.object)),
+                    "hknpMeshShape.shapeTagTable",
+                    format!(
+                        "{}/{}: shape tag {s} past the {} phive materials and hit masks",
+                        b.name,
+                        m.name,
+                        p.len()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(scene)
+}
+
+impl Scene {
+    /// The phive material and hit mask of `t` (a triangle of a `.bphsh` read with
+    /// [`read_with`]).
+    pub fn phive_surface(&self, t: &Triangle) -> Option<meshshape::PhiveSurface> {
+        self.phive.as_ref()?.resolve(t.surface?)
+    }
 }

@@ -33,6 +33,7 @@ const KINDS: &[&str] = &[
     "hkpConvexTransformShape",
     "hkpTransformShape",
     "hkpListShape",
+    "hknpMeshShape",
 ];
 
 /// Walks shape trees, collecting the MOPP codes it meets.
@@ -164,6 +165,11 @@ impl<'g> Walker<'g> {
                             t.key = i as u32;
                         }
                     }
+                }
+            }
+            "hknpMeshShape" => {
+                for m in super::meshshape::read(&r)? {
+                    out.push(at.place(m));
                 }
             }
             _ => unreachable!("KINDS lists every arm"),
