@@ -219,6 +219,9 @@ fn the_box_sample_is_a_unit_box_of_twelve_triangles() {
     }
 }
 
+/// A change that spoils a shape.
+type Spoil = Box<dyn Fn(&mut MeshShapeData)>;
+
 /// Reads `data` (after `f` spoils it) and returns the error text; never a panic.
 fn spoiled(data: &MeshShapeData, f: impl FnOnce(&mut MeshShapeData)) -> String {
     let mut d = data.clone();
@@ -236,7 +239,7 @@ fn spoiled_shapes_are_errors_naming_the_member() {
     };
     let good = build(&faces, &opts).unwrap();
     assert!(good.sections.len() > 4 && good.top.len() > 2);
-    let cases: Vec<(&str, Box<dyn Fn(&mut MeshShapeData)>)> = vec![
+    let cases: Vec<(&str, Spoil)> = vec![
         (
             "primitives[3].cId",
             Box::new(|d| d.sections[1].primitives[3][2] = 255),

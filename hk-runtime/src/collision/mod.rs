@@ -16,6 +16,9 @@
 //! | `shapes` | the shape tree walk and the primitive shapes (box, sphere, capsule, cylinder) |
 //! | `mesh` | extended, storage-extended and simple meshes |
 //! | [`convex`] | convex vertices shapes: FourVectors vertices, faces, hull rebuild |
+//! | [`meshshape`] | Havok 2023.2 `hknpMeshShape` (phive `.bphsh`): its model, decoding, phive palette |
+//! | `meshcheck` | the checks a mesh shape passes before it gives triangles |
+//! | [`meshbuild`] | building an `hknpMeshShape` from faces |
 //! | [`mopp`] | the MOPP interpreter and the degenerate-triangle rule |
 //! | [`check`] | a MOPP code against the triangles it indexes |
 //! | [`obj`] | Wavefront OBJ output |
