@@ -53,6 +53,26 @@ pub fn surface_color(s: Option<u32>) -> [f32; 3] {
     }
 }
 
+/// A surface's material name: `surface_N` (`surface_none`), and for a phive shape the
+/// material entry and hit mask it indexes (`surface_2 material=7 sub=1 tags=0x4
+/// layers=0x1 sublayers=0x0`, docs/collision-notes.md §13).
+pub fn material_name(scene: &Scene, surface: Option<u32>) -> String {
+    let Some(s) = surface else {
+        return "surface_none".to_string();
+    };
+    let Some(p) = scene.phive.as_ref().and_then(|p| p.resolve(s)) else {
+        return format!("surface_{s}");
+    };
+    format!(
+        "surface_{s} material={} sub={} tags=0x{:X} layers=0x{:X} sublayers=0x{:X}",
+        p.material.material,
+        p.material.sub_material,
+        p.material.shape_tags,
+        p.hit_mask.layers,
+        p.hit_mask.sub_layers
+    )
+}
+
 /// Builds the buffer and the JSON document of `scene`.
 struct Builder {
     root: json::Root,
@@ -102,16 +122,13 @@ impl Builder {
         })
     }
 
-    fn material(&mut self, surface: Option<u32>) -> Index<json::Material> {
+    fn material(&mut self, surface: Option<u32>, scene: &Scene) -> Index<json::Material> {
         if let Some(&m) = self.materials.get(&surface) {
             return m;
         }
         let [r, g, b] = surface_color(surface);
         let m = self.root.push(json::Material {
-            name: Some(match surface {
-                Some(s) => format!("surface_{s}"),
-                None => "surface_none".to_string(),
-            }),
+            name: Some(material_name(scene, surface)),
             double_sided: true,
             pbr_metallic_roughness: json::material::PbrMetallicRoughness {
                 base_color_factor: json::material::PbrBaseColorFactor([r, g, b, 1.0]),
@@ -191,7 +208,7 @@ pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
                 json::accessor::Type::Scalar,
                 None,
             );
-            let material = b.material(surface);
+            let material = b.material(surface, scene);
             primitives.push(json::mesh::Primitive {
                 attributes: BTreeMap::from([(Valid(json::mesh::Semantic::Positions), positions)]),
                 extensions: None,

@@ -60,7 +60,15 @@ pub struct ExportOptions {
 /// A file that does not open, or whose bodies and shapes do not read.
 pub fn scene(ctx: &Context, path: &Path) -> Result<Scene> {
     let doc = ctx.open(path, false)?;
-    collision::read(&doc.graph).map_err(|e| Error::collision(path, e))
+    // A phive shape's material and hit-mask arrays follow its tagfile (§13 of
+    // docs/collision-notes.md); other files have none.
+    let extras = match &doc.origin {
+        hk_runtime::file::Origin::Tagfile { file, .. } => {
+            file.phive.as_ref().map(|p| p.extras.as_slice())
+        }
+        _ => None,
+    };
+    collision::read_with(&doc.graph, extras.unwrap_or(&[])).map_err(|e| Error::collision(path, e))
 }
 
 /// What one file's export wrote.
@@ -141,7 +149,7 @@ pub fn export(
         let root = p.is_dir().then_some(p.as_path());
         for (f, named) in collect(std::slice::from_ref(p)) {
             let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if !named && !matches!(ext, "hkx" | "hkt" | "hkw") {
+            if !named && !matches!(ext, "hkx" | "hkt" | "hkw" | "bphsh") {
                 continue;
             }
             let to = if single {

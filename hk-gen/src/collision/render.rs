@@ -299,7 +299,7 @@ pub(crate) mod tests {
                 free: false,
                 meshes: vec![mesh],
             }],
-            codes: Vec::new(),
+            ..Scene::default()
         }
     }
 

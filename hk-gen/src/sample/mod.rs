@@ -57,6 +57,11 @@ pub const SAMPLES: &[(&str, &str, &str)] = &[
         "phive shape: an hknpMeshShape box of six quads, one material, one hit mask",
     ),
     (
+        "nso-2023_level.bphsh",
+        "havok-2023.2",
+        "phive shape: an hknpMeshShape level (floor, ramp, box) in 4 sections, four materials",
+    ),
+    (
         "doom-2016_box.hkshape",
         "havok-2016",
         "id Tech cm: one surface record and a box hknpConvexPolytopeShape (TAG0 20160200)",
@@ -250,13 +255,14 @@ pub fn bytes(ctx: &Context, name: &str) -> Result<Vec<u8>> {
         "doom-2016_box.hkshape" => tagfile(doom::box_shape(schema)?),
         "doom-2016_mesh.hkshape" => tagfile(doom::mesh(schema)?),
         "doom-2016_compound.hkshape" => tagfile(doom::compound(schema)?),
-        "nso-2023_box.bphsh" => tagfile(nso::build(schema)?),
         destiny::NAME => {
             let g = &schema.generation;
             let info = PackfileInfo::new(g, g.layout);
             let graph = destiny::level(Arc::clone(&schema))?;
             Ok(hk_runtime::packfile::write::write(&graph, &info)?)
         }
+        "nso-2023_box.bphsh" => tagfile(nso::build_box(schema)?),
+        "nso-2023_level.bphsh" => tagfile(nso::build_level(schema)?),
         _ => {
             let g = &schema.generation;
             let info = PackfileInfo::new(g, g.layout);

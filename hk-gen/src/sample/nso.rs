@@ -1,157 +1,145 @@
-//! The 2023.2 `.bphsh` sample: a phive shape file holding one `hknpMeshShape`, a 1 m box
-//! of six quads in one geometry section, with one material and one hit mask
-//! (docs/collision-notes.md §6).
+//! The 2023.2 `.bphsh` samples: phive shape files holding one `hknpMeshShape` built by
+//! [`hk_runtime::collision::meshbuild`] (docs/collision-notes.md §13), with the phive
+//! material and hit-mask arrays (§6).
+//!
+//! - `nso-2023_box.bphsh`: a 1 m box of six quads in one geometry section, one material.
+//! - `nso-2023_level.bphsh`: a small level in several sections: a 12 × 12 m floor of quads
+//!   in four materials, a ramp of triangles and a box, over four materials and hit masks.
 //!
 //! The classes and their members are the tables of docs/collision-notes.md §7
-//! (schemas/havok-2023.2). How Havok quantises the vertices is hk's reading of those tables
-//! (16-bit vertices in the section's grid, 8-bit child boxes in the section tree); nothing here
-//! has been loaded by a game.
+//! (schemas/havok-2023.2); how the vertices and boxes are quantised is hk's reading (§13).
+//! Nothing here has been loaded by a game.
 
 use std::sync::Arc;
 
-use hk_runtime::graph::{Graph, Value};
+use hk_runtime::collision::meshbuild::{build, BuildOptions, Face};
+use hk_runtime::collision::Vec3;
+use hk_runtime::graph::Graph;
 use hk_runtime::tagfile::phive::{Extra, HitMask, Material, Phive, SHAPE};
 use hk_runtime::Schema;
 
-use super::{floats, list, ptr, Build, Container};
-use crate::error::Result;
+use super::Container;
+use crate::error::{Error, Result};
 
-/// Half extent of the box, in metres.
-const HALF: f32 = 0.5;
-
-/// Corners of the box in the 16-bit grid, and its quads (outward winding).
-const CORNERS: [[u16; 3]; 8] = [
-    [0, 0, 0],
-    [0xFFFF, 0, 0],
-    [0xFFFF, 0xFFFF, 0],
-    [0, 0xFFFF, 0],
-    [0, 0, 0xFFFF],
-    [0xFFFF, 0, 0xFFFF],
-    [0xFFFF, 0xFFFF, 0xFFFF],
-    [0, 0xFFFF, 0xFFFF],
-];
-const QUADS: [[u8; 4]; 6] = [
-    [0, 3, 2, 1],
-    [4, 5, 6, 7],
-    [0, 1, 5, 4],
-    [2, 3, 7, 6],
-    [1, 2, 6, 5],
-    [0, 4, 7, 3],
-];
-
-fn uints(v: &[u64]) -> Value {
-    Value::CArray(v.iter().map(|&x| Value::UInt(x)).collect())
+/// The six quads of an axis-aligned box from `lo` to `hi` (outward winding), tagged `tag`.
+pub fn box_faces(lo: Vec3, hi: Vec3, tag: u16) -> Vec<Face> {
+    let c = |i: usize| {
+        [
+            if i & 1 == 1 { hi[0] } else { lo[0] },
+            if i & 2 == 2 { hi[1] } else { lo[1] },
+            if i & 4 == 4 { hi[2] } else { lo[2] },
+        ]
+    };
+    const QUADS: [[usize; 4]; 6] = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [1, 3, 7, 5],
+        [0, 4, 6, 2],
+    ];
+    QUADS
+        .iter()
+        .map(|q| Face {
+            points: q.iter().map(|&i| c(i)).collect(),
+            tag,
+        })
+        .collect()
 }
 
-/// The mesh shape graph (root first) and the phive container around it.
-pub fn build(schema: Arc<Schema>) -> Result<(Graph, Container)> {
-    let mut b = Build::new(schema);
-    let q = 2.0 * HALF / 65535.0;
-    let mesh = b.add("hknpMeshShape")?;
-    let mapping = b.add("hknpMeshShapePrimitiveMapping")?;
-    // docs/collision-notes.md §7: an hknpMeshShape stores type 8, which the enum table
-    // names EXTERN_MESH; the stored value is followed.
-    b.set(mesh, "type", Value::UInt(8))?;
-    b.set(mesh, "dispatchType", Value::UInt(2))?; // COMPOSITE
-    b.set(mesh, "flags", Value::UInt(0x4))?; // IS_COMPOSITE_SHAPE
-    b.set(mesh, "numShapeKeyBits", Value::UInt(3))?; // 6 primitives in one section
-    b.set(
-        mesh,
-        "vertexConversionUtil.bitScale16",
-        floats(&[1.0 / q, 1.0 / q, 1.0 / q, 0.0]),
-    )?;
-    b.set(
-        mesh,
-        "vertexConversionUtil.bitScale16Inv",
-        floats(&[q, q, q, 0.0]),
-    )?;
-    // One 4-wide top-level node whose first lane bounds the box; empty lanes are inverted.
-    let (lx, hx) = ([-HALF, HALF, HALF, HALF], [HALF, -HALF, -HALF, -HALF]);
-    b.fill(mesh, "topLevelTree.nodes", 1)?;
-    let node = "topLevelTree.nodes[0]";
-    for (member, v) in [
-        ("lx", lx),
-        ("hx", hx),
-        ("ly", lx),
-        ("hy", hx),
-        ("lz", lx),
-        ("hz", hx),
-    ] {
-        b.set(mesh, &format!("{node}.{member}"), floats(&v))?;
-    }
-    b.set(mesh, &format!("{node}.data"), uints(&[0, 0, 0, 0]))?;
-    b.set(mesh, &format!("{node}.flags"), Value::UInt(0x1))?; // NODE_IS_LEAF
-    b.set(mesh, &format!("{node}.numLeaves"), Value::UInt(1))?;
-    b.set(mesh, "topLevelTree.isCompact", Value::Bool(1))?;
-    let vertices: Vec<Value> = CORNERS
-        .iter()
-        .flat_map(|c| c.iter().flat_map(|x| x.to_le_bytes()))
-        .map(|v| Value::UInt(u64::from(v)))
-        .collect();
-    b.fill(mesh, "geometrySections", 1)?;
-    let section = "geometrySections[0]";
-    // One section-tree node: child 0 spans the whole 8-bit grid, the others are empty.
-    let span = |lo: u64, hi: u64| lo | (hi << 8) | (hi << 16) | (hi << 24);
-    b.fill(mesh, &format!("{section}.sectionBvh"), 1)?;
-    for (member, v) in [
-        ("lx", span(0, 0xFF)),
-        ("hx", 0xFF),
-        ("ly", span(0, 0xFF)),
-        ("hy", 0xFF),
-        ("lz", span(0, 0xFF)),
-        ("hz", 0xFF),
-    ] {
-        b.set(
-            mesh,
-            &format!("{section}.sectionBvh[0].{member}"),
-            Value::UInt(v),
-        )?;
-    }
-    b.fill(mesh, &format!("{section}.primitives"), QUADS.len())?;
-    for (k, p) in QUADS.iter().enumerate() {
-        for (member, v) in ["aId", "bId", "cId", "dId"].iter().zip(p) {
-            b.set(
-                mesh,
-                &format!("{section}.primitives[{k}].{member}"),
-                Value::UInt(u64::from(*v)),
-            )?;
+/// The level sample's faces: a floor of 1 m quads (tags 0 to 3 in a pattern), a ramp of
+/// triangles (tag 1) and a box (tag 2).
+pub fn level_faces() -> Vec<Face> {
+    let mut faces = Vec::new();
+    for i in 0..12 {
+        for j in 0..12 {
+            let (x, z) = (i as f32 - 6.0, j as f32 - 6.0);
+            faces.push(Face {
+                points: vec![
+                    [x, 0.0, z],
+                    [x, 0.0, z + 1.0],
+                    [x + 1.0, 0.0, z + 1.0],
+                    [x + 1.0, 0.0, z],
+                ],
+                tag: ((i / 3 + j / 3) % 4) as u16,
+            });
         }
     }
-    b.set(mesh, &format!("{section}.vertexBuffer"), list(vertices))?;
-    b.set(
-        mesh,
-        &format!("{section}.interiorPrimitiveBitField"),
-        list(vec![Value::UInt(0)]),
-    )?;
-    b.set(mesh, &format!("{section}.sectionOffset"), uints(&[0, 0, 0]))?;
-    b.set(
-        mesh,
-        &format!("{section}.bitScale8Inv"),
-        Value::CArray(vec![Value::Real(2.0 * HALF / 255.0); 3]),
-    )?;
-    b.set(
-        mesh,
-        &format!("{section}.bitOffset"),
-        Value::CArray(vec![Value::Int(0); 3]),
-    )?;
-    b.set(mesh, "primitiveMapping", ptr(mapping))?;
-    b.set(mapping, "sectionStart", list(vec![Value::UInt(0)]))?;
+    for k in 0..8 {
+        let (z0, z1) = (k as f32 * 0.5 - 2.0, k as f32 * 0.5 - 1.5);
+        let (a, b) = ([7.0, 0.0, z0], [7.0, 0.0, z1]);
+        let (c, d) = ([9.0, 1.5, z0], [9.0, 1.5, z1]);
+        faces.push(Face {
+            points: vec![a, b, d],
+            tag: 1,
+        });
+        faces.push(Face {
+            points: vec![a, d, c],
+            tag: 1,
+        });
+    }
+    faces.extend(box_faces([-2.0, 0.0, -2.0], [-1.0, 2.5, -1.0], 2));
+    faces
+}
+
+/// The level sample's material array (four entries).
+pub fn level_materials() -> Vec<Material> {
+    (0..4)
+        .map(|i| Material {
+            material: 10 + i,
+            sub_material: i % 2,
+            shape_tags: 1 << i,
+        })
+        .collect()
+}
+
+/// The level sample's hit-mask array (four entries).
+pub fn level_hit_masks() -> Vec<HitMask> {
+    (0..4u64)
+        .map(|i| HitMask {
+            layers: 1 << (2 * i),
+            sub_layers: i,
+        })
+        .collect()
+}
+
+/// A phive shape file's graph and container around `faces`.
+fn shape(
+    schema: Arc<Schema>,
+    faces: &[Face],
+    materials: Vec<Material>,
+    hit_masks: Vec<HitMask>,
+) -> Result<(Graph, Container)> {
+    let mut g = Graph::new(schema);
+    let collision = |e| Error::collision(std::path::Path::new("(sample)"), e);
+    let data = build(faces, &BuildOptions::default()).map_err(collision)?;
+    data.write(&mut g).map_err(collision)?;
     let phive = Phive {
         reserved: [1, 0],
         file_type: SHAPE,
         // Three sections and the end marker.
         capacity: 4,
-        extras: vec![
-            Extra::Materials(vec![Material {
-                material: 0,
-                sub_material: 0,
-                shape_tags: 0,
-            }]),
-            Extra::HitMasks(vec![HitMask {
-                layers: 1,
-                sub_layers: 0,
-            }]),
-        ],
+        extras: vec![Extra::Materials(materials), Extra::HitMasks(hit_masks)],
     };
-    Ok((b.g, Container::Phive(phive)))
+    Ok((g, Container::Phive(phive)))
+}
+
+/// The box sample.
+pub fn build_box(schema: Arc<Schema>) -> Result<(Graph, Container)> {
+    let faces = box_faces([-0.5; 3], [0.5; 3], 0);
+    let material = Material {
+        material: 0,
+        sub_material: 0,
+        shape_tags: 0,
+    };
+    let hit = HitMask {
+        layers: 1,
+        sub_layers: 0,
+    };
+    shape(schema, &faces, vec![material], vec![hit])
+}
+
+/// The level sample.
+pub fn build_level(schema: Arc<Schema>) -> Result<(Graph, Container)> {
+    shape(schema, &level_faces(), level_materials(), level_hit_masks())
 }

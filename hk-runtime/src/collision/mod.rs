@@ -16,6 +16,9 @@
 //! | `shapes` | the shape tree walk and the primitive shapes (box, sphere, capsule, cylinder) |
 //! | `mesh` | extended, storage-extended and simple meshes |
 //! | [`convex`] | convex vertices shapes: FourVectors vertices, faces, hull rebuild |
+//! | [`meshshape`] | Havok 2023.2 `hknpMeshShape` (phive `.bphsh`): its model, decoding, phive palette |
+//! | `meshcheck` | the checks a mesh shape passes before it gives triangles |
+//! | [`meshbuild`] | building an `hknpMeshShape` from faces |
 //! | [`mopp`] | the MOPP interpreter and the degenerate-triangle rule |
 //! | [`check`] | a MOPP code against the triangles it indexes |
 //! | [`obj`] | Wavefront OBJ output |
@@ -41,6 +44,9 @@ mod hknp_mesh_build;
 pub mod level_build;
 pub mod math;
 mod mesh;
+pub mod meshbuild;
+mod meshcheck;
+pub mod meshshape;
 pub mod mopp;
 pub mod mopp_build;
 pub mod obj;
@@ -125,6 +131,8 @@ pub enum ShapeKind {
     ConvexPolytope,
     /// An `hknpCompressedMeshShape` (Havok 2016; sections of packed primitives).
     CompressedMesh,
+    /// A geometry section of a Havok 2023.2 `hknpMeshShape` ([`meshshape`]).
+    MeshShape,
 }
 
 /// One triangle of a [`Mesh`].
@@ -206,6 +214,9 @@ pub struct Scene {
     pub bodies: Vec<Body>,
     /// Its MOPP codes.
     pub codes: Vec<mopp::Code>,
+    /// The phive material and hit-mask arrays of a `.bphsh`, which a triangle's
+    /// [`Triangle::surface`] (its shape tag) indexes ([`read_with`]).
+    pub phive: Option<meshshape::Palette>,
 }
 
 impl Scene {
@@ -261,4 +272,45 @@ pub fn read(graph: &Graph) -> Result<Scene> {
     }
     scene.codes = walker.into_codes();
     Ok(scene)
+}
+
+/// [`read`], with the sections a phive container holds after its tagfile
+/// (`tagfile::phive::Phive::extras`; empty for other files): their material and hit-mask
+/// arrays become [`Scene::phive`], and every shape tag of an `hknpMeshShape` must index
+/// them (docs/collision-notes.md §13).
+///
+/// # Errors
+/// As [`read`], and a shape tag past the shorter of the two arrays, naming the mesh.
+pub fn read_with(graph: &Graph, extras: &[crate::tagfile::phive::Extra]) -> Result<Scene> {
+    let mut scene = read(graph)?;
+    scene.phive = meshshape::Palette::from_extras(extras);
+    if let Some(p) = &scene.phive {
+        for (b, m) in scene.meshes() {
+            let bad = m
+                .triangles
+                .iter()
+                .find_map(|t| t.surface.filter(|&s| s as usize >= p.len()));
+            if let (ShapeKind::MeshShape, Some(s)) = (m.kind, bad) {
+                return Err(CollisionError::shape(
+                    format!("#{} {}", m.object.0, graph.class_name(m.object)),
+                    "hknpMeshShape.shapeTagTable",
+                    format!(
+                        "{}/{}: shape tag {s} past the {} phive materials and hit masks",
+                        b.name,
+                        m.name,
+                        p.len()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(scene)
+}
+
+impl Scene {
+    /// The phive material and hit mask of `t` (a triangle of a `.bphsh` read with
+    /// [`read_with`]).
+    pub fn phive_surface(&self, t: &Triangle) -> Option<meshshape::PhiveSurface> {
+        self.phive.as_ref()?.resolve(t.surface?)
+    }
 }

@@ -1,6 +1,7 @@
 //! Wavefront OBJ output: world-space vertices, one object (`o`) per body and shape, and a
 //! `usemtl surface_N` line wherever the surface id changes (`surface_none` for triangles
-//! without one).
+//! without one). For a phive shape a comment line per surface id gives the material entry
+//! and hit mask it indexes.
 
 use std::io::{self, Write};
 
@@ -25,6 +26,16 @@ pub struct Written {
 pub fn write(scene: &Scene, w: &mut impl Write, first_vertex: usize) -> io::Result<Written> {
     let mut n = Written::default();
     let mut base = first_vertex;
+    // A phive shape: what each surface id (shape tag) indexes, as comments.
+    if let Some(p) = &scene.phive {
+        for (i, (m, h)) in p.materials.iter().zip(&p.hit_masks).enumerate() {
+            writeln!(
+                w,
+                "# surface_{i}: material={} sub={} tags=0x{:X} layers=0x{:X} sublayers=0x{:X}",
+                m.material, m.sub_material, m.shape_tags, h.layers, h.sub_layers
+            )?;
+        }
+    }
     for (body, mesh) in scene.meshes() {
         n.objects += 1;
         writeln!(w, "o {}/{}", clean(&body.name), clean(&mesh.name))?;

@@ -41,6 +41,7 @@ const KINDS: &[&str] = &[
     "hknpConvexPolytopeShape",
     "hknpCompressedMeshShape",
     "hknpCompoundShape",
+    "hknpMeshShape",
 ];
 
 /// Walks shape trees, collecting the MOPP codes it meets.
@@ -196,6 +197,11 @@ impl<'g> Walker<'g> {
                             .iter_mut()
                             .for_each(|t| t.key = inst.index as u32);
                     }
+                }
+            }
+            "hknpMeshShape" => {
+                for m in super::meshshape::read(&r)? {
+                    out.push(at.place(m));
                 }
             }
             _ => unreachable!("KINDS lists every arm"),
