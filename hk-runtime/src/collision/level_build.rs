@@ -221,6 +221,11 @@ impl B {
         self.set(id, path, value)
     }
 
+    /// Whether the object's class has member path `path` (members some generations lack).
+    fn has(&self, id: ObjectId, path: &str) -> bool {
+        self.0.resolve(self.0.object(id).class, path).is_ok()
+    }
+
     /// Sets the array at `path` to `n` zero elements.
     fn fill(&mut self, id: ObjectId, path: &str, n: usize) -> Result<()> {
         let class = self.0.object(id).class;
@@ -472,13 +477,17 @@ impl B {
             "COLLECTION_EXTENDED_MESH",
         )?;
         self.num(mesh, "collectionType", collection)?;
-        self.v4(mesh, "scaling", [1.0; 3], 0.0)?;
+        if self.has(mesh, "scaling") {
+            self.v4(mesh, "scaling", [1.0; 3], 0.0)?;
+        }
         self.v4(mesh, "aabbCenter", c, 0.0)?;
         self.v4(mesh, "aabbHalfExtents", h, 0.0)?;
         self.num(mesh, "numBitsForSubpartIndex", 12)?;
         let welding = it("hkpWeldingUtility", "WeldingType", "WELDING_TYPE_NONE")?;
         self.num(mesh, "weldingType", welding)?;
-        self.num(mesh, "cachedNumChildShapes", kept as i64)?;
+        if self.has(mesh, "cachedNumChildShapes") {
+            self.num(mesh, "cachedNumChildShapes", kept as i64)?;
+        }
         self.fill(mesh, "trianglesSubparts", 1)?;
         let fields: [(&str, i64); 10] = [
             ("type", it(ems, "SubpartType", "SUBPART_TRIANGLES")?),
@@ -500,8 +509,18 @@ impl B {
         ];
         // The shape embeds a copy of subpart 0 (docs/collision-notes.md §2).
         for prefix in ["trianglesSubparts[0]", "embeddedTrianglesSubpart"] {
+            if !self.has(mesh, prefix) {
+                continue;
+            }
             for (name, v) in fields {
                 self.num(mesh, &format!("{prefix}.{name}"), v)?;
+            }
+            // From 2010.2 on a subpart has its own transform (docs/collision-notes.md
+            // §9.2): the identity, as translation, rotation and scale.
+            let tf = format!("{prefix}.transform");
+            if self.has(mesh, &tf) {
+                let identity = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0];
+                self.set(mesh, &tf, floats(&identity))?;
             }
         }
         self.set(mesh, "meshstorage", list(vec![ptr(storage)]))?;

@@ -13,8 +13,7 @@
 use crate::graph::{Array, Graph, ObjectId, Value};
 use crate::tagfile::phive::{Extra, HitMask, Material};
 
-use super::math::{Aabb, Vec3};
-use super::shapes::blank;
+use super::math::{Aabb, Affine, Vec3};
 use super::view::Rec;
 use super::{Mesh, Result, ShapeKind, Triangle};
 
@@ -456,10 +455,18 @@ pub(super) fn read(r: &Rec<'_>) -> Result<Vec<Mesh>> {
     d.check(&r.label())?;
     let mut out = Vec::with_capacity(d.sections.len());
     for (si, s) in d.sections.iter().enumerate() {
-        let mut m = blank(r, ShapeKind::MeshShape);
-        m.name = format!("{}#{}/{si}", r.class_name(), r.id().0);
-        m.vertices = s.vertices.iter().map(|&v| d.vertex(s, v)).collect();
-        m.stored_aabb = section_box(s);
+        let mut m = Mesh {
+            name: format!("{}#{}/{si}", r.class_name(), r.id().0),
+            object: r.id(),
+            kind: ShapeKind::MeshShape,
+            to_body: Affine::IDENTITY,
+            vertices: s.vertices.iter().map(|&v| d.vertex(s, v)).collect(),
+            triangles: Vec::new(),
+            stored_aabb: section_box(s),
+            declared_triangles: None,
+            code: None,
+            to_code: Affine::IDENTITY,
+        };
         for (pi, p) in s.primitives.iter().enumerate() {
             let surface = d.tag(si, pi).map(u32::from);
             let tris: &[[usize; 3]] = if p[2] == p[3] {
