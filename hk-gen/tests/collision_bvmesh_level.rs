@@ -18,24 +18,7 @@ use common::{corpus, hk, root, temp};
 /// (vertices, triangles) of a glTF or GLB, read with the `gltf` crate (which validates the
 /// document).
 fn read_gltf(path: &Path) -> (usize, usize) {
-    let bytes = std::fs::read(path).unwrap();
-    let g = gltf::Gltf::from_slice(&bytes)
-        .unwrap_or_else(|e| panic!("{}: not valid glTF: {e}", path.display()));
-    let buffers: Vec<Vec<u8>> = g
-        .buffers()
-        .map(|b| match b.source() {
-            gltf::buffer::Source::Bin => g.blob.clone().expect("a GLB's BIN chunk"),
-            gltf::buffer::Source::Uri(uri) => {
-                use base64::Engine as _;
-                let data = uri
-                    .strip_prefix("data:application/octet-stream;base64,")
-                    .expect("the buffer inline");
-                base64::engine::general_purpose::STANDARD
-                    .decode(data)
-                    .unwrap()
-            }
-        })
-        .collect();
+    let (g, buffers) = common::gltf_read(path);
     let (mut vertices, mut triangles) = (0, 0);
     for mesh in g.meshes() {
         let mut positions = None;

@@ -4,8 +4,6 @@
 
 use std::path::Path;
 
-use base64::Engine as _;
-
 #[allow(dead_code)]
 mod common;
 use common::{corpus, hk, root, temp};
@@ -20,23 +18,7 @@ struct Read {
 }
 
 fn read_gltf(path: &Path) -> Read {
-    let bytes = std::fs::read(path).unwrap();
-    let g = gltf::Gltf::from_slice(&bytes)
-        .unwrap_or_else(|e| panic!("{}: not valid glTF: {e}", path.display()));
-    let buffers: Vec<Vec<u8>> = g
-        .buffers()
-        .map(|b| match b.source() {
-            gltf::buffer::Source::Bin => g.blob.clone().expect("a GLB's BIN chunk"),
-            gltf::buffer::Source::Uri(uri) => {
-                let data = uri
-                    .strip_prefix("data:application/octet-stream;base64,")
-                    .expect("the buffer inline");
-                base64::engine::general_purpose::STANDARD
-                    .decode(data)
-                    .unwrap()
-            }
-        })
-        .collect();
+    let (g, buffers) = common::gltf_read(path);
     for (b, data) in g.buffers().zip(&buffers) {
         assert!(data.len() >= b.length(), "{}", path.display());
     }

@@ -8,8 +8,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use base64::Engine as _;
-
 use hk_gen::sample::level71;
 use hk_runtime::collision::level_build::{BodyDesc, ShapeDesc};
 use hk_runtime::collision::mopp::MARGIN;
@@ -237,23 +235,7 @@ fn obj_faces(text: &str) -> BTreeMap<String, usize> {
 
 /// Triangles per body of a glTF or GLB, read and validated by the `gltf` crate.
 fn gltf_triangles(path: &Path) -> BTreeMap<String, usize> {
-    let bytes = std::fs::read(path).unwrap();
-    let doc = gltf::Gltf::from_slice(&bytes)
-        .unwrap_or_else(|e| panic!("{}: not valid glTF: {e}", path.display()));
-    let buffers: Vec<Vec<u8>> = doc
-        .buffers()
-        .map(|b| match b.source() {
-            gltf::buffer::Source::Bin => doc.blob.clone().expect("a GLB's BIN chunk"),
-            gltf::buffer::Source::Uri(uri) => {
-                let data = uri
-                    .strip_prefix("data:application/octet-stream;base64,")
-                    .expect("the buffer inline");
-                base64::engine::general_purpose::STANDARD
-                    .decode(data)
-                    .unwrap()
-            }
-        })
-        .collect();
+    let (doc, buffers) = common::gltf_read(path);
     let mut out = BTreeMap::new();
     for node in doc.nodes() {
         let body = node.name().unwrap().split('/').next().unwrap().to_string();

@@ -14,22 +14,7 @@ use common::{hk, root, temp};
 /// World positions and triangle count of a glTF or GLB, read with the `gltf` crate (which
 /// validates the document).
 fn read_gltf(path: &Path) -> (Vec<[f32; 3]>, usize) {
-    use base64::Engine as _;
-    let bytes = std::fs::read(path).unwrap();
-    let doc = gltf::Gltf::from_slice(&bytes)
-        .unwrap_or_else(|e| panic!("{}: not valid glTF: {e}", path.display()));
-    let buffers: Vec<Vec<u8>> = doc
-        .buffers()
-        .map(|b| match b.source() {
-            gltf::buffer::Source::Bin => doc.blob.clone().expect("a GLB's BIN chunk"),
-            gltf::buffer::Source::Uri(uri) => base64::engine::general_purpose::STANDARD
-                .decode(
-                    uri.strip_prefix("data:application/octet-stream;base64,")
-                        .expect("the buffer inline"),
-                )
-                .unwrap(),
-        })
-        .collect();
+    let (doc, buffers) = common::gltf_read(path);
     let (mut positions, mut triangles) = (Vec::new(), 0);
     for mesh in doc.meshes() {
         for p in mesh.primitives() {

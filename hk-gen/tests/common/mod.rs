@@ -62,3 +62,26 @@ pub fn hk(args: &[&str]) -> (i32, String, String) {
         .env_remove("HK_SCHEMAS")
         .env_remove("HK_GAMES"))
 }
+
+/// A glTF or GLB file read and validated by the `gltf` crate, with its buffers' bytes (the
+/// GLB's BIN chunk, or a glTF's inline base64 buffer).
+#[allow(dead_code)] // not every test binary reads glTF
+pub fn gltf_read(path: &Path) -> (gltf::Gltf, Vec<Vec<u8>>) {
+    use base64::Engine as _;
+    let bytes = std::fs::read(path).unwrap();
+    let doc = gltf::Gltf::from_slice(&bytes)
+        .unwrap_or_else(|e| panic!("{}: not valid glTF: {e}", path.display()));
+    let buffers = doc
+        .buffers()
+        .map(|b| match b.source() {
+            gltf::buffer::Source::Bin => doc.blob.clone().expect("a GLB's BIN chunk"),
+            gltf::buffer::Source::Uri(uri) => base64::engine::general_purpose::STANDARD
+                .decode(
+                    uri.strip_prefix("data:application/octet-stream;base64,")
+                        .expect("the buffer inline"),
+                )
+                .unwrap(),
+        })
+        .collect();
+    (doc, buffers)
+}

@@ -262,6 +262,39 @@ impl<'g> Writer<'g> {
                 return Err(kind_error(member, v));
             };
             self.int(a.len() as i64);
+            // Integer columns straight from their elements (a `u64` column may hold
+            // values past `i64`, and goes through values like any other).
+            if ty.base == Base::Int {
+                let done = match a {
+                    Array::I8(v) => Some(self.ints(e, v.iter().map(|&x| i64::from(x)))),
+                    Array::U8(v) => Some(self.ints(e, v.iter().map(|&x| i64::from(x)))),
+                    Array::I16(v) => Some(self.ints(e, v.iter().map(|&x| i64::from(x)))),
+                    Array::U16(v) => Some(self.ints(e, v.iter().map(|&x| i64::from(x)))),
+                    Array::I32(v) => Some(self.ints(e, v.iter().map(|&x| i64::from(x)))),
+                    Array::U32(v) => Some(self.ints(e, v.iter().map(|&x| i64::from(x)))),
+                    Array::I64(v) => Some(self.ints(e, v.iter().copied())),
+                    _ => None,
+                };
+                if let Some(r) = done {
+                    return r;
+                }
+            }
+            match (ty.base, a) {
+                (Base::Byte, Array::U8(v)) => {
+                    self.out.extend_from_slice(v);
+                    return Ok(());
+                }
+                (Base::Real, Array::Real(v)) => {
+                    v.iter()
+                        .for_each(|x| self.out.extend_from_slice(&x.to_le_bytes()));
+                    return Ok(());
+                }
+                (Base::Vec4, Array::Vec4(v)) => {
+                    self.vec4s(v);
+                    return Ok(());
+                }
+                _ => {}
+            }
             let vals: Cow<'_, [Value]> = match a {
                 Array::Values(v) => Cow::Borrowed(v),
                 other => Cow::Owned(other.to_values()),
@@ -327,30 +360,57 @@ impl<'g> Writer<'g> {
         Ok(())
     }
 
+    /// An integer array's items straight from its column (as [`Writer::items`] writes
+    /// `Base::Int` items: the width, then each value, which a 4-byte array must fit).
+    fn ints(&mut self, elem: &Shape, items: impl Iterator<Item = i64>) -> Result<()> {
+        let width = match elem {
+            Shape::Int { bytes: 4, .. } => 4,
+            _ => 8,
+        };
+        if self.int_width {
+            self.int(width);
+        }
+        for (i, x) in items.enumerate() {
+            if width == 4 && i32::try_from(x).is_err() {
+                return Err(Error::write(WriteError::Range {
+                    value: x.to_string(),
+                    member: "int32".into(),
+                    range: "a 4-byte integer array".into(),
+                })
+                .in_(format!("[{i}]")));
+            }
+            self.int(x);
+        }
+        Ok(())
+    }
+
+    /// A vector array's items: the width (3 when every w is 0, else 4), then that many
+    /// floats of each.
+    fn vec4s(&mut self, vs: &[[f32; 4]]) {
+        let width = if vs.iter().any(|v| v[3].to_bits() != 0) {
+            4
+        } else {
+            3
+        };
+        self.int(width as i64);
+        for v in vs {
+            for x in &v[..width] {
+                self.out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+    }
+
     /// Items of `member`'s basic type, each of shape `elem`.
     fn items(&mut self, member: &MemberDef, elem: &Shape, items: &[&Value]) -> Result<()> {
         let bad = |i: usize, v: &Value| kind_error(member, v).in_(format!("[{i}]"));
         match member.ty.base {
             Base::Int => {
-                let width = match elem {
-                    Shape::Int { bytes: 4, .. } => 4,
-                    _ => 8,
-                };
-                if self.int_width {
-                    self.int(width);
-                }
-                for (i, v) in items.iter().enumerate() {
-                    let x = v.as_i64().ok_or_else(|| bad(i, v))?;
-                    if width == 4 && i32::try_from(x).is_err() {
-                        return Err(Error::write(WriteError::Range {
-                            value: x.to_string(),
-                            member: "int32".into(),
-                            range: "a 4-byte integer array".into(),
-                        })
-                        .in_(format!("[{i}]")));
-                    }
-                    self.int(x);
-                }
+                let xs = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| v.as_i64().ok_or_else(|| bad(i, v)))
+                    .collect::<Result<Vec<i64>>>()?;
+                self.ints(elem, xs.into_iter())?;
             }
             Base::Vec4 => {
                 let mut vs = Vec::with_capacity(items.len());
@@ -360,17 +420,7 @@ impl<'g> Writer<'g> {
                         _ => return Err(bad(i, v)),
                     }
                 }
-                let width = if vs.iter().any(|v| v[3].to_bits() != 0) {
-                    4
-                } else {
-                    3
-                };
-                self.int(width as i64);
-                for v in vs {
-                    for x in &v[..width] {
-                        self.out.extend_from_slice(&x.to_le_bytes());
-                    }
-                }
+                self.vec4s(&vs);
             }
             Base::Struct => {
                 let def = self.struct_def(member)?;
