@@ -6,7 +6,9 @@
 //! referenced by number.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+// Seeded per process (foldhash), so names and strings a file chooses cannot be made to
+// collide on purpose.
+use foldhash::HashMap;
 
 use super::defs::{tag, Base, ClassDef, MemberDef, MAGIC};
 use super::input::put_varint;
@@ -54,7 +56,7 @@ pub(super) fn write(graph: &Graph, file: &BinaryTagfile) -> Result<Vec<u8>> {
             .collect(),
         flat: Vec::with_capacity(file.classes.len()),
         number: vec![0; graph.objects.len()],
-        strings: HashMap::from([(Vec::new(), 0)]),
+        strings: HashMap::from_iter([(Vec::new(), 0)]),
         int_width: rules.int_width,
     };
     for i in 0..file.classes.len() {

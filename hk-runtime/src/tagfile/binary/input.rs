@@ -5,7 +5,7 @@
 //! lenient reading records it. Each remembered string and each soft break is charged to the
 //! read's memory [`Budget`] before it is kept.
 
-use std::collections::HashSet;
+use foldhash::{HashSet, HashSetExt};
 
 use crate::error::{Error, Result};
 use crate::limits::Budget;

@@ -11,7 +11,9 @@
 //! bitfield cost a bit, and struct elements whose columns are all left out cost nothing, so
 //! the budget, not the bytes left, bounds such arrays.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
 use std::sync::Arc;
 

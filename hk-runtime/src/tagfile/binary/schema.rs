@@ -8,7 +8,9 @@
 //! their width (4 or 8 bytes), and `int64` where the file never says. The files state no
 //! sizes or offsets: the schema describes values, not a memory layout.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt};
 
 use super::defs::{Base, ClassDef, MemberDef};
 use super::BinaryTagfile;
