@@ -678,3 +678,54 @@ fn corrupted_files_never_panic() {
     }
     println!("1200 corrupted cm files: {read} read, {refused} refused, no panic");
 }
+
+/// Real hknp polytopes: the 28 `hknpCapsuleShape`s of Bloodborne's ragdoll (Havok 2014.1)
+/// store 6 faces of 4 indices and 8 planes, the list padded to a multiple of four with
+/// empty planes (docs/collision-notes.md §12.1). Each reads as 12 triangles; a plane list
+/// of any other length is refused.
+#[test]
+fn padded_plane_lists_of_a_real_file_are_read() {
+    let Some(corpus) = hk_tests::corpus("padded_plane_lists") else {
+        return;
+    };
+    let path = corpus.join("games/bloodborne/c2020_ragdoll_with_types.hkx");
+    let data = hk_tests::read(&path);
+    let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
+    let mut doc = file::open(&data, &schemas, ReadOptions::default()).unwrap();
+    let capsules: Vec<ObjectId> = doc.graph.find("hknpCapsuleShape").collect();
+    assert_eq!(capsules.len(), 28);
+    for &id in &capsules {
+        let planes = doc.graph.get(id, "planes").unwrap();
+        let Value::Array(planes) = planes else {
+            panic!("planes: {planes:?}")
+        };
+        assert_eq!(planes.len(), 8);
+        for k in 6..8 {
+            let p = planes.get(k).unwrap();
+            let p = p.as_floats().unwrap();
+            assert_eq!(&p[..3], &[0.0, 0.0, 0.0]);
+            assert!(p[3] < -1e38, "padding plane {k}: {p:?}");
+        }
+    }
+    let s = collision::read(&doc.graph).unwrap();
+    let polytopes: Vec<_> = s
+        .meshes()
+        .filter(|(_, m)| m.kind == ShapeKind::ConvexPolytope)
+        .collect();
+    assert_eq!(polytopes.len(), 28);
+    for (_, m) in &polytopes {
+        assert_eq!((m.vertices.len(), m.triangles.len()), (8, 12), "{}", m.name);
+    }
+    // Seven planes for six faces is neither count.
+    let id = capsules[0];
+    let Value::Array(mut planes) = doc.graph.get(id, "planes").unwrap() else {
+        unreachable!()
+    };
+    planes.truncate(7);
+    doc.graph.set(id, "planes", Value::Array(planes)).unwrap();
+    let e = collision::read(&doc.graph).unwrap_err().to_string();
+    assert!(
+        e.contains("hknpCapsuleShape") && e.contains("7 planes for 6 faces"),
+        "{e}"
+    );
+}

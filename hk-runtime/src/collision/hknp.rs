@@ -49,7 +49,7 @@ pub(super) fn carray_reals(r: &Rec<'_>, name: &str, n: usize) -> Result<Vec<f32>
 
 /// `hknpConvexPolytopeShape`: each face is `numIndices` entries of `indices` from
 /// `firstIndex`, fanned into triangles; every index names a vertex; there is one plane per
-/// face; the connectivity object, when there is one, holds one twin per half-edge and
+/// face (the list padded to a multiple of four, or not); the connectivity object, when there is one, holds one twin per half-edge and
 /// edges that exist.
 pub(super) fn polytope(r: &Rec<'_>) -> Result<Mesh> {
     let mut m = blank(r, ShapeKind::ConvexPolytope);
@@ -58,11 +58,16 @@ pub(super) fn polytope(r: &Rec<'_>) -> Result<Mesh> {
     let n = m.vertices.len();
     let idx = uint_array(r, "indices")?;
     let faces = r.recs("faces")?;
+    // One plane per face, padded to a multiple of four (SIMD) with empty planes in the
+    // files Havok writes (docs/collision-notes.md §12.1).
     let planes = r.array("planes")?.len();
-    if planes != faces.len() {
+    if planes != faces.len() && planes != faces.len().next_multiple_of(4) {
         return Err(r.err(
             "planes",
-            format!("{planes} planes for {} faces (one per face)", faces.len()),
+            format!(
+                "{planes} planes for {} faces (one per face, or padded to a multiple of 4)",
+                faces.len()
+            ),
         ));
     }
     let mut ranges = Vec::with_capacity(faces.len());
@@ -94,7 +99,12 @@ pub(super) fn polytope(r: &Rec<'_>) -> Result<Mesh> {
         }
         ranges.push(k);
     }
-    if let Some(c) = r.ptr("connectivity")? {
+    // Havok 2014 polytopes have no `connectivity` member (Bloodborne's capsules).
+    let linked = match r.opt("connectivity") {
+        Some(_) => r.ptr("connectivity")?,
+        None => None,
+    };
+    if let Some(c) = linked {
         connectivity(&Rec::object(r.graph(), c)?, &ranges, n)?;
     }
     Ok(m)
