@@ -13,7 +13,7 @@ mod nso;
 use std::path::Path;
 use std::sync::Arc;
 
-use hk_runtime::graph::{default_value, Array, Floats, Graph, ObjectId, Ptr, Value};
+use hk_runtime::graph::{default_value, Graph, ObjectId, Value};
 use hk_runtime::packfile::PackfileInfo;
 use hk_runtime::schema::Shape;
 use hk_runtime::tagfile::{cm, phive::Phive, reflect};
@@ -117,26 +117,8 @@ impl Build {
             );
         };
         let zero = default_value(self.g.schema(), &elem)?;
-        self.set(id, path, list(vec![zero; n]))
+        self.set(id, path, Value::list(vec![zero; n]))
     }
-}
-
-fn ptr(id: ObjectId) -> Value {
-    Value::Pointer(Some(Ptr::Object(id)))
-}
-
-fn text(s: &str) -> Value {
-    Value::String(Some(s.to_string()))
-}
-
-/// A float tuple.
-fn floats(v: &[f32]) -> Value {
-    Value::Floats(Floats::new(v).expect("at most 16 floats"))
-}
-
-/// An array of values (stored in the column its member's elements take).
-fn list(v: Vec<Value>) -> Value {
-    Value::Array(Array::Values(v))
 }
 
 /// Sets the root-level container `root`'s one named variant to `variant`.
@@ -148,9 +130,9 @@ fn named_variant(
     variant: ObjectId,
 ) -> Result<()> {
     b.fill(root, "namedVariants", 1)?;
-    b.set(root, "namedVariants[0].name", text(name))?;
-    b.set(root, "namedVariants[0].className", text(class))?;
-    b.set(root, "namedVariants[0].variant", ptr(variant))
+    b.set(root, "namedVariants[0].name", Value::text(name))?;
+    b.set(root, "namedVariants[0].className", Value::text(class))?;
+    b.set(root, "namedVariants[0].variant", Value::object(variant))
 }
 
 /// A packfile sample's graph.
@@ -167,17 +149,25 @@ fn packfile(name: &str, schema: Arc<Schema>) -> Result<Graph> {
             let body = b.add("hkpRigidBody")?;
             let shape = b.add("hkpBoxShape")?;
             named_variant(&mut b, root, "Physics Data", "hkpPhysicsData", data)?;
-            b.set(data, "systems", list(vec![ptr(system)]))?;
-            b.set(system, "rigidBodies", list(vec![ptr(body)]))?;
-            b.set(system, "name", text("Default Physics System"))?;
+            b.set(data, "systems", Value::list(vec![Value::object(system)]))?;
+            b.set(
+                system,
+                "rigidBodies",
+                Value::list(vec![Value::object(body)]),
+            )?;
+            b.set(system, "name", Value::text("Default Physics System"))?;
             b.set(system, "active", Value::Bool(1))?;
-            b.set(body, "collidable.shape", ptr(shape))?;
+            b.set(body, "collidable.shape", Value::object(shape))?;
             b.set(body, "collidable.broadPhaseHandle.type", Value::Int(1))?;
-            b.set(body, "name", text("box"))?;
+            b.set(body, "name", Value::text("box"))?;
             b.set(body, "motion.type", Value::UInt(5))?;
-            b.set(body, "motion.motionState.transform", floats(&identity))?;
+            b.set(
+                body,
+                "motion.motionState.transform",
+                Value::floats(&identity),
+            )?;
             b.set(shape, "radius", Value::Real(0.05))?;
-            b.set(shape, "halfExtents", floats(&[0.5, 0.5, 0.5, 0.0]))?;
+            b.set(shape, "halfExtents", Value::floats(&[0.5, 0.5, 0.5, 0.0]))?;
         }
         "havok-demo-710_skeleton.hkx" => {
             let root = b.add("hkRootLevelContainer")?;
@@ -190,19 +180,28 @@ fn packfile(name: &str, schema: Arc<Schema>) -> Result<Graph> {
                 "hkaAnimationContainer",
                 container,
             )?;
-            b.set(container, "skeletons", list(vec![ptr(skeleton)]))?;
-            b.set(skeleton, "name", text("sample"))?;
+            b.set(
+                container,
+                "skeletons",
+                Value::list(vec![Value::object(skeleton)]),
+            )?;
+            b.set(skeleton, "name", Value::text("sample"))?;
             b.set(
                 skeleton,
                 "parentIndices",
-                list(vec![Value::Int(-1), Value::Int(0)]),
+                Value::list(vec![Value::Int(-1), Value::Int(0)]),
             )?;
             b.fill(skeleton, "bones", 2)?;
-            b.set(skeleton, "bones[0].name", text("root"))?;
-            b.set(skeleton, "bones[1].name", text("spine"))?;
+            b.set(skeleton, "bones[0].name", Value::text("root"))?;
+            b.set(skeleton, "bones[1].name", Value::text("spine"))?;
             // Translation, rotation (identity quaternion), scale; the spine one unit up.
-            let pose = |y: f32| floats(&[0.0, y, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0]);
-            b.set(skeleton, "referencePose", list(vec![pose(0.0), pose(1.0)]))?;
+            let pose =
+                |y: f32| Value::floats(&[0.0, y, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0]);
+            b.set(
+                skeleton,
+                "referencePose",
+                Value::list(vec![pose(0.0), pose(1.0)]),
+            )?;
         }
         "destiny-2012_compound.hkx" => {
             let root = b.add("hkRootLevelContainer")?;
@@ -220,9 +219,9 @@ fn packfile(name: &str, schema: Arc<Schema>) -> Result<Graph> {
             b.set(
                 compound,
                 "instances[0].transform",
-                floats(&[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0]),
+                Value::floats(&[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0]),
             )?;
-            b.set(compound, "instances[0].shape", ptr(mesh))?;
+            b.set(compound, "instances[0].shape", Value::object(mesh))?;
         }
         other => return Err(Error::usage(format!("no sample named `{other}`"))),
     }

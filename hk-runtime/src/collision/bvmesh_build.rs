@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use crate::graph::Floats;
-use crate::graph::{default_values, Array, Graph, ObjectId, Ptr, Value};
+use crate::graph::{default_values, Graph, ObjectId, Ptr, Value};
 
 use super::compound::{flags_of, W_BASE};
 use super::math::{Aabb, Vec3};
@@ -51,10 +51,6 @@ fn record(g: &Graph, class: &str, members: &[(&str, Value)]) -> Result<Value> {
         values[i] = v.clone();
     }
     Ok(Value::Struct(values))
-}
-
-fn list(v: Vec<Value>) -> Value {
-    Value::Array(Array::Values(v))
 }
 
 fn vec4(p: Vec3, w: f32) -> Value {
@@ -105,7 +101,7 @@ fn node_values(g: &Graph, nodes: &[Node], storage: Storage, class: &str) -> Resu
         };
         out.push(record(g, class, &members)?);
     }
-    Ok(list(out))
+    Ok(Value::list(out))
 }
 
 fn set(g: &mut Graph, id: ObjectId, path: &str, v: Value) -> Result<()> {
@@ -373,22 +369,22 @@ pub fn build_mesh(
     )?;
     set(g, id, "tree.bitsPerKey", Value::Int(i64::from(bits)))?;
     set(g, id, "tree.maxKeyValue", Value::UInt(u64::from(max_key)))?;
-    set(g, id, "tree.sections", list(secs))?;
-    set(g, id, "tree.primitives", list(prims))?;
-    set(g, id, "tree.sharedVerticesIndex", list(shared_index))?;
+    set(g, id, "tree.sections", Value::list(secs))?;
+    set(g, id, "tree.primitives", Value::list(prims))?;
+    set(g, id, "tree.sharedVerticesIndex", Value::list(shared_index))?;
     set(
         g,
         id,
         "tree.packedVertices",
-        list(packed.iter().map(|&p| Value::UInt(u64::from(p))).collect()),
+        Value::list(packed.iter().map(|&p| Value::UInt(u64::from(p))).collect()),
     )?;
     set(
         g,
         id,
         "tree.sharedVertices",
-        list(shared.iter().map(|&p| Value::UInt(p)).collect()),
+        Value::list(shared.iter().map(|&p| Value::UInt(p)).collect()),
     )?;
-    set(g, id, "tree.primitiveDataRuns", list(runs))?;
+    set(g, id, "tree.primitiveDataRuns", Value::list(runs))?;
     Ok(id)
 }
 
@@ -498,7 +494,7 @@ pub fn build_compound(
         "numBitsForChildShapeKey",
         Value::Int(i64::from(child_key_bits)),
     )?;
-    set(g, id, "instances", list(values))?;
+    set(g, id, "instances", Value::list(values))?;
     let domain_value = aabb_value(g, &domain)?;
     let nodes = node_values(g, &tree, Storage::Axis6, "hkcdStaticTreeCodec3Axis6")?;
     set(g, id, "tree.nodes", nodes)?;

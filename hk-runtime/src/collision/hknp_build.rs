@@ -12,7 +12,7 @@ use crate::graph::{Graph, ObjectId, Value};
 use crate::schema::Schema;
 use crate::tagfile::{cm, reflect};
 
-use super::hknp_graph::{fill, floats, int16s, list, ptr, set_aabb, shape, uints};
+use super::hknp_graph::{fill, int16s, set_aabb, shape, uints};
 use super::math::{Aabb, Affine, Vec3};
 use super::packed::pack_vector3;
 
@@ -142,16 +142,16 @@ pub fn add_box(g: &mut Graph, half: Vec3) -> Result<ObjectId> {
     let vertices = (0..8)
         .map(|i| {
             let c = corner(i);
-            floats(&[c[0], c[1], c[2], f32::from_bits(0x3F00_0000 | i as u32)])
+            Value::floats(&[c[0], c[1], c[2], f32::from_bits(0x3F00_0000 | i as u32)])
         })
         .collect();
-    g.set(shape, "vertices", list(vertices))?;
+    g.set(shape, "vertices", Value::list(vertices))?;
     let mut planes = Vec::new();
     let mut indices = Vec::new();
     fill(g, shape, "faces", BOX_FACES.len())?;
     for (k, (corners, n)) in BOX_FACES.iter().enumerate() {
         let d = -(0..3).map(|a| n[a].abs() * half[a]).sum::<f32>();
-        planes.push(floats(&[n[0], n[1], n[2], d]));
+        planes.push(Value::floats(&[n[0], n[1], n[2], d]));
         g.set(
             shape,
             &format!("faces[{k}].firstIndex"),
@@ -160,7 +160,7 @@ pub fn add_box(g: &mut Graph, half: Vec3) -> Result<ObjectId> {
         g.set(shape, &format!("faces[{k}].numIndices"), Value::UInt(4))?;
         indices.extend(corners.iter().map(|&v| v as u64));
     }
-    g.set(shape, "planes", list(planes))?;
+    g.set(shape, "planes", Value::list(planes))?;
     g.set(shape, "indices", uints(indices))?;
     let set_edge = |g: &mut Graph, path: String, (f, e): (usize, usize)| -> Result<()> {
         g.set(conn, &format!("{path}.faceIndex"), Value::UInt(f as u64))?;
@@ -181,7 +181,7 @@ pub fn add_box(g: &mut Graph, half: Vec3) -> Result<ObjectId> {
             .ok_or_else(|| Error::invalid_write("a corner without an edge"))?;
         set_edge(g, format!("vertexEdges[{v}]"), start)?;
     }
-    g.set(shape, "connectivity", ptr(conn))?;
+    g.set(shape, "connectivity", Value::object(conn))?;
     let cmp = "compressedMassProperties";
     g.set(
         mp,
@@ -201,8 +201,8 @@ pub fn add_box(g: &mut Graph, half: Vec3) -> Result<ObjectId> {
     g.set(mp, &format!("{cmp}.mass"), Value::Real(mass.mass))?;
     g.set(mp, &format!("{cmp}.volume"), Value::Real(mass.volume))?;
     fill(g, props, "entries", 1)?;
-    g.set(props, "entries[0].object", ptr(mp))?;
-    g.set(shape, "properties", ptr(props))?;
+    g.set(props, "entries[0].object", Value::object(mp))?;
+    g.set(shape, "properties", Value::object(props))?;
     Ok(shape)
 }
 
@@ -317,11 +317,15 @@ pub fn add_compound(g: &mut Graph, slots: &[Option<Placed>]) -> Result<ObjectId>
             m[4 * i..4 * i + 3].copy_from_slice(col);
         }
         m[15] = 1.0;
-        g.set(c, &format!("{e}.transform"), floats(&m))?;
-        g.set(c, &format!("{e}.scale"), floats(&[s[0], s[1], s[2], 0.0]))?;
+        g.set(c, &format!("{e}.transform"), Value::floats(&m))?;
+        g.set(
+            c,
+            &format!("{e}.scale"),
+            Value::floats(&[s[0], s[1], s[2], 0.0]),
+        )?;
         match slot {
             Some(p) => {
-                g.set(c, &format!("{e}.shape"), ptr(p.shape))?;
+                g.set(c, &format!("{e}.shape"), Value::object(p.shape))?;
                 leaves.push((k, p.world_box()));
             }
             None => {

@@ -3,26 +3,13 @@
 //! shape objects with their type, dispatch type and flags set.
 
 use crate::error::{Error, Result};
-use crate::graph::{default_value, Array, Floats, Graph, ObjectId, Ptr, Value};
+use crate::graph::{default_value, Graph, ObjectId, Value};
 use crate::schema::{Schema, Shape};
 
 use super::math::{Aabb, Vec3};
 
-pub(super) fn ptr(id: ObjectId) -> Value {
-    Value::Pointer(Some(Ptr::Object(id)))
-}
-
-/// A float tuple (at most 16 floats: every caller passes 4 or 16).
-pub(super) fn floats(v: &[f32]) -> Value {
-    Value::Floats(Floats::new(&v[..v.len().min(16)]).expect("at most 16 floats"))
-}
-
-pub(super) fn list(v: Vec<Value>) -> Value {
-    Value::Array(Array::Values(v))
-}
-
 pub(super) fn uints(v: impl IntoIterator<Item = u64>) -> Value {
-    list(v.into_iter().map(Value::UInt).collect())
+    Value::list(v.into_iter().map(Value::UInt).collect())
 }
 
 pub(super) fn int16s(v: [i16; 4]) -> Value {
@@ -52,7 +39,7 @@ pub(super) fn fill(g: &mut Graph, id: ObjectId, path: &str, n: usize) -> Result<
         return Err(Error::invalid_write(format!("`{path}` is not an array")));
     };
     let zero = default_value(g.schema(), &elem)?;
-    g.set(id, path, list(vec![zero; n]))
+    g.set(id, path, Value::list(vec![zero; n]))
 }
 
 /// Sets the `hkAabb` at `path`, with the given bit patterns in the `w` lanes.
@@ -63,7 +50,7 @@ pub(super) fn set_aabb(
     b: &Aabb,
     w: [u32; 2],
 ) -> Result<()> {
-    let lane = |p: Vec3, w: u32| floats(&[p[0], p[1], p[2], f32::from_bits(w)]);
+    let lane = |p: Vec3, w: u32| Value::floats(&[p[0], p[1], p[2], f32::from_bits(w)]);
     g.set(id, &format!("{path}.min"), lane(b.min, w[0]))?;
     g.set(id, &format!("{path}.max"), lane(b.max, w[1]))
 }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, ObjectId, Value};
 
-use super::hknp_graph::{fill, ptr, set_aabb, shape, uints};
+use super::hknp_graph::{fill, set_aabb, shape, uints};
 use super::hknp_mesh::EMPTY_PRIMITIVE;
 use super::math::{Aabb, Vec3};
 use super::packed::{Grid, PACKED_BITS, SHARED_BITS};
@@ -176,7 +176,7 @@ pub fn add_compressed_mesh(g: &mut Graph, input: &MeshInput) -> Result<MeshLayou
         &["IS_COMPOSITE_SHAPE"],
     )?;
     let data = g.add_object("hknpCompressedMeshShapeData")?;
-    g.set(shape, "data", ptr(data))?;
+    g.set(shape, "data", Value::object(data))?;
     let domain = Aabb::of(input.vertices.iter().copied()).unwrap_or(Aabb {
         min: [0.0; 3],
         max: [0.0; 3],

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::graph::{default_value, Array, Floats, Graph, ObjectId, Ptr, Value};
+use crate::graph::{default_value, Graph, ObjectId, Value};
 use crate::schema::{Schema, Shape};
 use crate::{Error, Result};
 
@@ -165,19 +165,23 @@ pub fn build(schema: Arc<Schema>, bodies: &[BodyDesc]) -> Result<Graph> {
     let data = b.add("hkpPhysicsData")?;
     let system = b.add("hkpPhysicsSystem")?;
     b.fill(root, "namedVariants", 1)?;
-    b.set(root, "namedVariants[0].name", text("Physics Data"))?;
-    b.set(root, "namedVariants[0].className", text("hkpPhysicsData"))?;
-    b.set(root, "namedVariants[0].variant", ptr(data))?;
-    b.set(data, "systems", list(vec![ptr(system)]))?;
-    b.set(system, "name", text("Default Physics System"))?;
+    b.set(root, "namedVariants[0].name", Value::text("Physics Data"))?;
+    b.set(
+        root,
+        "namedVariants[0].className",
+        Value::text("hkpPhysicsData"),
+    )?;
+    b.set(root, "namedVariants[0].variant", Value::object(data))?;
+    b.set(data, "systems", Value::list(vec![Value::object(system)]))?;
+    b.set(system, "name", Value::text("Default Physics System"))?;
     b.set(system, "active", Value::Bool(1))?;
     let mut ids = Vec::new();
     for d in bodies {
         let body = b.add("hkpRigidBody")?;
-        ids.push(ptr(body));
+        ids.push(Value::object(body));
         let shape = b.shape(&d.shape)?;
-        b.set(body, "name", text(&d.name))?;
-        b.set(body, "collidable.shape", ptr(shape))?;
+        b.set(body, "name", Value::text(&d.name))?;
+        b.set(body, "collidable.shape", Value::object(shape))?;
         b.num(body, "collidable.broadPhaseHandle.type", 1)?;
         b.num(
             body,
@@ -189,10 +193,10 @@ pub fn build(schema: Arc<Schema>, bodies: &[BodyDesc]) -> Result<Graph> {
         b.set(
             body,
             "motion.motionState.transform",
-            floats(&d.at.transform()),
+            Value::floats(&d.at.transform()),
         )?;
     }
-    b.set(system, "rigidBodies", list(ids))?;
+    b.set(system, "rigidBodies", Value::list(ids))?;
     Ok(b.0)
 }
 
@@ -234,17 +238,17 @@ impl B {
             return Err(Error::invalid_write(format!("`{path}` is not an array")));
         };
         let zero = default_value(self.0.schema(), &elem)?;
-        self.set(id, path, list(vec![zero; n]))
+        self.set(id, path, Value::list(vec![zero; n]))
     }
 
     fn v4(&mut self, id: ObjectId, path: &str, v: Vec3, w: f32) -> Result<()> {
-        self.set(id, path, floats(&[v[0], v[1], v[2], w]))
+        self.set(id, path, Value::floats(&[v[0], v[1], v[2], w]))
     }
 
     /// An `hkpSingleShapeContainer` member `path` pointing at `child`.
     fn child(&mut self, id: ObjectId, path: &str, child: &ShapeDesc) -> Result<()> {
         let c = self.shape(child)?;
-        self.set(id, &format!("{path}.childShape"), ptr(c))
+        self.set(id, &format!("{path}.childShape"), Value::object(c))
     }
 
     /// The objects of shape `d`; returns its root.
@@ -288,14 +292,14 @@ impl B {
             ShapeDesc::ConvexTransform { at, child } => {
                 let s = self.add("hkpConvexTransformShape")?;
                 self.child(s, "childShape", child)?;
-                self.set(s, "transform", floats(&at.transform()))?;
+                self.set(s, "transform", Value::floats(&at.transform()))?;
                 s
             }
             ShapeDesc::Transform { at, child } => {
                 let s = self.add("hkpTransformShape")?;
                 self.child(s, "childShape", child)?;
-                self.set(s, "rotation", floats(&at.rotation))?;
-                self.set(s, "transform", floats(&at.transform()))?;
+                self.set(s, "rotation", Value::floats(&at.rotation))?;
+                self.set(s, "transform", Value::floats(&at.transform()))?;
                 s
             }
             ShapeDesc::List(children) => {
@@ -303,7 +307,7 @@ impl B {
                 self.fill(s, "childInfo", children.len())?;
                 for (i, c) in children.iter().enumerate() {
                     let c = self.shape(c)?;
-                    self.set(s, &format!("childInfo[{i}].shape"), ptr(c))?;
+                    self.set(s, &format!("childInfo[{i}].shape"), Value::object(c))?;
                 }
                 let on = (0..8)
                     .map(|w| {
@@ -340,7 +344,11 @@ impl B {
             let lane = |j: usize| vertices[(4 * g + j).min(vertices.len() - 1)];
             for (axis, name) in ["x", "y", "z"].iter().enumerate() {
                 let v = [0, 1, 2, 3].map(|j| lane(j)[axis]);
-                self.set(s, &format!("rotatedVertices[{g}].{name}"), floats(&v))?;
+                self.set(
+                    s,
+                    &format!("rotatedVertices[{g}].{name}"),
+                    Value::floats(&v),
+                )?;
             }
         }
         self.num(s, "numVertices", vertices.len() as i64)?;
@@ -353,9 +361,9 @@ impl B {
             };
             let (a, b, c) = (p(0)?, p(1)?, p(2)?);
             let n = normalize(cross(sub(b, a), sub(c, a)));
-            planes.push(floats(&[n[0], n[1], n[2], -dot(n, a)]));
+            planes.push(Value::floats(&[n[0], n[1], n[2], -dot(n, a)]));
         }
-        self.set(s, "planeEquations", list(planes))?;
+        self.set(s, "planeEquations", Value::list(planes))?;
         let conn = self.add("hkpConvexVerticesConnectivity")?;
         let idx = faces
             .iter()
@@ -363,9 +371,9 @@ impl B {
             .map(|&i| Value::UInt(i.into()))
             .collect();
         let per = faces.iter().map(|f| Value::UInt(f.len() as u64)).collect();
-        self.set(conn, "vertexIndices", list(idx))?;
-        self.set(conn, "numVerticesPerFace", list(per))?;
-        self.set(s, "connectivity", ptr(conn))?;
+        self.set(conn, "vertexIndices", Value::list(idx))?;
+        self.set(conn, "numVerticesPerFace", Value::list(per))?;
+        self.set(s, "connectivity", Value::object(conn))?;
         Ok(s)
     }
 
@@ -379,8 +387,11 @@ impl B {
             "COLLECTION_SIMPLE_MESH",
         )?;
         self.num(s, "collectionType", collection)?;
-        let verts = m.vertices.iter().map(|&v| floats(&[v[0], v[1], v[2], 0.0]));
-        self.set(s, "vertices", list(verts.collect()))?;
+        let verts = m
+            .vertices
+            .iter()
+            .map(|&v| Value::floats(&[v[0], v[1], v[2], 0.0]));
+        self.set(s, "vertices", Value::list(verts.collect()))?;
         self.fill(s, "triangles", m.triangles.len())?;
         for (k, t) in m.triangles.iter().enumerate() {
             for (n, v) in ["a", "b", "c"].iter().zip(t) {
@@ -388,7 +399,7 @@ impl B {
             }
         }
         let mats = m.surfaces.iter().map(|&x| Value::UInt(x.into())).collect();
-        self.set(s, "materialIndices", list(mats))?;
+        self.set(s, "materialIndices", Value::list(mats))?;
         let none = item(
             self.0.schema(),
             "hkpWeldingUtility",
@@ -429,8 +440,11 @@ impl B {
             };
             mat_index.push(Value::UInt(i as u64));
         }
-        let verts = m.vertices.iter().map(|&v| floats(&[v[0], v[1], v[2], 0.0]));
-        self.set(storage, "vertices", list(verts.collect()))?;
+        let verts = m
+            .vertices
+            .iter()
+            .map(|&v| Value::floats(&[v[0], v[1], v[2], 0.0]));
+        self.set(storage, "vertices", Value::list(verts.collect()))?;
         // v0, v1, v2 and a zero a triangle (docs/collision-notes.md §9.1).
         let idx = m
             .triangles
@@ -438,8 +452,8 @@ impl B {
             .flat_map(|t| [t[0], t[1], t[2], 0])
             .map(|i| Value::UInt(i.into()))
             .collect();
-        self.set(storage, "indices16", list(idx))?;
-        self.set(storage, "materialIndices16", list(mat_index))?;
+        self.set(storage, "indices16", Value::list(idx))?;
+        self.set(storage, "materialIndices16", Value::list(mat_index))?;
         self.fill(storage, "materials", surfaces.len())?;
         for (i, &s) in surfaces.iter().enumerate() {
             self.num(
@@ -520,10 +534,14 @@ impl B {
             let tf = format!("{prefix}.transform");
             if self.has(mesh, &tf) {
                 let identity = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0];
-                self.set(mesh, &tf, floats(&identity))?;
+                self.set(mesh, &tf, Value::floats(&identity))?;
             }
         }
-        self.set(mesh, "meshstorage", list(vec![ptr(storage)]))?;
+        self.set(
+            mesh,
+            "meshstorage",
+            Value::list(vec![Value::object(storage)]),
+        )?;
         // Subpart 0: a triangle's key is its index.
         let tris: Vec<(u32, [Vec3; 3])> = m
             .triangles
@@ -537,18 +555,18 @@ impl B {
         self.set(
             code,
             "info.offset",
-            floats(&[o[0], o[1], o[2], built.scale]),
+            Value::floats(&[o[0], o[1], o[2], built.scale]),
         )?;
         let bytes = built.bytes.iter().map(|&x| Value::UInt(x.into())).collect();
-        self.set(code, "data", list(bytes))?;
+        self.set(code, "data", Value::list(bytes))?;
         let build_type = it(
             "hkpMoppCode",
             "BuildType",
             "BUILT_WITHOUT_CHUNK_SUBDIVISION",
         )?;
         self.num(code, "buildType", build_type)?;
-        self.set(tree, "code", ptr(code))?;
-        self.set(tree, "child.childShape", ptr(mesh))?;
+        self.set(tree, "code", Value::object(code))?;
+        self.set(tree, "child.childShape", Value::object(mesh))?;
         Ok(tree)
     }
 }
@@ -603,22 +621,6 @@ fn normalize(a: Vec3) -> Vec3 {
     } else {
         a
     }
-}
-
-fn ptr(id: ObjectId) -> Value {
-    Value::Pointer(Some(Ptr::Object(id)))
-}
-
-fn text(s: &str) -> Value {
-    Value::String(Some(s.to_string()))
-}
-
-fn floats(v: &[f32]) -> Value {
-    Value::Floats(Floats::new(v).expect("at most 16 floats"))
-}
-
-fn list(v: Vec<Value>) -> Value {
-    Value::Array(Array::Values(v))
 }
 
 /// The value of item `name` of enum `class.e` in the schema.

@@ -413,10 +413,6 @@ fn uints<T: Into<u64> + Copy>(v: &[T]) -> Value {
     Value::CArray(v.iter().map(|&x| Value::UInt(x.into())).collect())
 }
 
-fn list(v: Vec<Value>) -> Value {
-    Value::Array(Array::Values(v))
-}
-
 fn vec4(v: [f32; 4]) -> Result<Value> {
     Floats::new(&v)
         .map(Value::Floats)
@@ -485,7 +481,7 @@ impl MeshShapeData {
             let mut w = Writer { g: w.g, id: mid };
             w.set(
                 "sectionStart",
-                list(
+                Value::list(
                     m.section_start
                         .iter()
                         .map(|&x| Value::UInt(x.into()))
@@ -494,7 +490,7 @@ impl MeshShapeData {
             )?;
             w.set(
                 "bitString",
-                list(
+                Value::list(
                     m.bit_string
                         .iter()
                         .map(|&x| Value::UInt(x.into()))
@@ -542,9 +538,12 @@ fn write_section(w: &mut Writer<'_>, at: &str, s: &Section) -> Result<()> {
             vb.extend(c.to_le_bytes().map(|b| Value::UInt(b.into())));
         }
     }
-    w.set(&format!("{at}.vertexBuffer"), list(vb))?;
+    w.set(&format!("{at}.vertexBuffer"), Value::list(vb))?;
     let bits = s.interior.iter().map(|&b| Value::UInt(b.into())).collect();
-    w.set(&format!("{at}.interiorPrimitiveBitField"), list(bits))?;
+    w.set(
+        &format!("{at}.interiorPrimitiveBitField"),
+        Value::list(bits),
+    )?;
     let off = s.offset.map(|o| o as u32);
     w.set(&format!("{at}.sectionOffset"), uints(&off))?;
     let inv = s.bit_scale8_inv.iter().map(|&f| Value::Real(f)).collect();

@@ -418,6 +418,29 @@ pub struct VariantPtrs {
 }
 
 impl Value {
+    /// A pointer to object `id`.
+    pub fn object(id: ObjectId) -> Value {
+        Value::Pointer(Some(Ptr::Object(id)))
+    }
+
+    /// A string.
+    pub fn text(s: &str) -> Value {
+        Value::String(Some(s.to_string()))
+    }
+
+    /// A float tuple of `v`.
+    ///
+    /// # Panics
+    /// When `v` holds more than 16 floats (no member holds more).
+    pub fn floats(v: &[f32]) -> Value {
+        Value::Floats(Floats::new(v).expect("at most 16 floats"))
+    }
+
+    /// An array of `v` (which [`crate::graph::check::normalize`] and the setters store in the
+    /// column its member's elements take).
+    pub fn list(v: Vec<Value>) -> Value {
+        Value::Array(Array::Values(v))
+    }
     /// A `variant` value.
     pub fn variant(object: Option<Ptr>, class: Option<Ptr>) -> Value {
         Value::Variant(Box::new(VariantPtrs { object, class }))
