@@ -318,6 +318,48 @@ pub fn write_column<T: Scalar>(values: &[T], out: &mut [u8], e: Endian) {
     T::write_all(values, out, e)
 }
 
+/// Reads `count` values of `T`, one at `offset` in each `stride`-byte element of `bytes`
+/// (which holds `count` elements, and `offset + T::SIZE <= stride`), in byte order `e`: a
+/// member of an array of structs, as a column.
+pub fn read_strided<T: Scalar>(
+    bytes: &[u8],
+    count: usize,
+    stride: usize,
+    offset: usize,
+    e: Endian,
+) -> Vec<T> {
+    let mut out = Vec::with_capacity(count);
+    match e {
+        Endian::Little => out.extend(
+            bytes
+                .chunks_exact(stride)
+                .take(count)
+                .map(|el| T::read_le(&el[offset..offset + T::SIZE])),
+        ),
+        Endian::Big => out.extend(
+            bytes
+                .chunks_exact(stride)
+                .take(count)
+                .map(|el| T::read_be(&el[offset..offset + T::SIZE])),
+        ),
+    }
+    out
+}
+
+/// Writes `values` at `offset` in successive `stride`-byte elements of `out` (which holds
+/// `values.len()` of them), in byte order `e`: the inverse of [`read_strided`].
+pub fn write_strided<T: Scalar>(
+    values: &[T],
+    out: &mut [u8],
+    stride: usize,
+    offset: usize,
+    e: Endian,
+) {
+    for (x, el) in values.iter().zip(out.chunks_exact_mut(stride)) {
+        x.write(&mut el[offset..offset + T::SIZE], e);
+    }
+}
+
 /// Appends `values` to `out` in byte order `e`, through a small buffer (no zero-fill of
 /// the destination first).
 pub fn append_column<T: Scalar>(values: &[T], out: &mut Vec<u8>, e: Endian) {

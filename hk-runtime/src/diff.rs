@@ -234,10 +234,15 @@ fn value(
             }
             for i in 0..xa.len().min(xb.len()) {
                 let (x, y) = (xa.get(i), xb.get(i));
-                if x != y {
-                    d.push(limit, || {
+                match (&x, &y) {
+                    _ if x == y => {}
+                    // Elements of struct columns: member by member, as struct values are.
+                    (Some(sx @ Value::Struct(_)), Some(sy @ Value::Struct(_))) => {
+                        value(ga, gb, ca, cb, sx, sy, &format!("{path}[{i}]"), limit, d)
+                    }
+                    _ => d.push(limit, || {
                         format!("{path}[{i}]: {} vs {}", text(x.as_ref()), text(y.as_ref()))
-                    });
+                    }),
                 }
             }
         }

@@ -242,6 +242,7 @@ pub(super) fn leaf_table(
 /// index past its section's vertices, a tree that does not cover its items once: each
 /// naming the object and member.
 pub fn decode(graph: &Graph, id: ObjectId) -> Result<BvMesh> {
+    let graph = &*graph.with_struct_values();
     let r = Rec::object(graph, id)?;
     decode_rec(&r)
 }

@@ -79,7 +79,7 @@ pub struct Compound {
 /// child key width outside 0-31, a tree that does not cover every instance once: each
 /// naming the object and member.
 pub fn decode(graph: &Graph, id: ObjectId) -> Result<Compound> {
-    decode_rec(&Rec::object(graph, id)?)
+    decode_rec(&Rec::object(&graph.with_struct_values(), id)?)
 }
 
 pub(super) fn decode_rec(r: &Rec<'_>) -> Result<Compound> {

@@ -410,7 +410,7 @@ fn top_node(n: &Rec<'_>) -> Result<TopNode> {
 /// # Errors
 /// A member that is missing or of the wrong kind, naming the object and member.
 pub fn decode(graph: &Graph, id: ObjectId) -> Result<MeshShapeData> {
-    decode_rec(&Rec::object(graph, id)?)
+    decode_rec(&Rec::object(&graph.with_struct_values(), id)?)
 }
 
 fn decode_rec(r: &Rec<'_>) -> Result<MeshShapeData> {

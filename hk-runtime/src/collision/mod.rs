@@ -252,6 +252,8 @@ impl Scene {
 /// a pointer to a non-shape, a shape tree deeper than 64 levels), naming the object and
 /// member.
 pub fn read(graph: &Graph) -> Result<Scene> {
+    // The readers borrow struct values (`view::Rec`).
+    let graph = &*graph.with_struct_values();
     let mut scene = Scene::default();
     let mut walker = shapes::Walker::new(graph);
     for (i, o) in graph.objects.iter().enumerate() {

@@ -46,6 +46,7 @@ impl Code {
     /// # Errors
     /// A missing `info.offset` or `data` member.
     pub fn read(graph: &Graph, id: ObjectId) -> Result<Code> {
+        let graph = &*graph.with_struct_values();
         let r = Rec::object(graph, id)?;
         let info = r.rec("info")?;
         let o = info.floats("offset", 4)?;

@@ -441,6 +441,19 @@ impl Serialize for ArrayOut<'_> {
             Array::Mat3(v) => list(s, v, |t| Reals(t)),
             Array::Mat4(v) => list(s, v, |t| Reals(t)),
             Array::Values(v) => Items(self.0, self.1, v).serialize(s),
+            // One struct value at a time, made from the columns as it is written.
+            Array::Struct(c) => {
+                let mut seq = s.serialize_seq(Some(c.len()))?;
+                for i in 0..c.len() {
+                    let v = Value::Struct(c.row(i).unwrap_or_default());
+                    seq.serialize_element(&ValueOut {
+                        cx: self.0,
+                        shape: self.1,
+                        value: &v,
+                    })?;
+                }
+                seq.end()
+            }
         }
     }
 }

@@ -149,6 +149,20 @@ pub fn check_array(schema: &Schema, elem: &Shape, a: &Array, objects: usize) -> 
     if a.column() == Column::of(elem) && a.column() != Column::Values {
         return Ok(());
     }
+    if let (Array::Struct(cols), Shape::Struct(c)) = (a, elem) {
+        // Each member's column against the member; an element at a time only to name the
+        // first element that does not fit.
+        let fits = schema.members(*c).is_ok_and(|ms| {
+            ms.len() == cols.columns().len()
+                && ms
+                    .iter()
+                    .zip(cols.columns())
+                    .all(|(m, col)| check_array(schema, &m.shape, col, objects).is_ok())
+        });
+        if fits {
+            return Ok(());
+        }
+    }
     match a {
         Array::Values(items) => {
             for (i, x) in items.iter().enumerate() {

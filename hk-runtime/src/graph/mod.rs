@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub use path::{parse_path, PathStep};
-pub use value::{Array, Column, Floats, ObjectId, Ptr, Seg, Value, VariantPtrs};
+pub use value::{Array, Column, Floats, ObjectId, Ptr, Seg, StructColumns, Value, VariantPtrs};
 
 use crate::error::{Error, Result, SchemaError, WriteError};
 use crate::schema::{ClassId, FlatMember, Schema, Shape};
@@ -62,7 +62,50 @@ impl PartialEq for Graph {
     }
 }
 
+/// Whether `v` holds an array of structs stored as columns.
+fn has_struct_columns(v: &Value) -> bool {
+    match v {
+        Value::Array(Array::Struct(_)) => true,
+        Value::Struct(vs) | Value::CArray(vs) | Value::Array(Array::Values(vs)) => {
+            vs.iter().any(has_struct_columns)
+        }
+        _ => false,
+    }
+}
+
+/// Turns every array of structs stored as columns in `v` into struct values.
+fn struct_values(v: &mut Value) {
+    match v {
+        Value::Array(a @ Array::Struct(_)) => {
+            a.values_mut();
+        }
+        Value::Struct(vs) | Value::CArray(vs) | Value::Array(Array::Values(vs)) => {
+            vs.iter_mut().for_each(struct_values)
+        }
+        _ => {}
+    }
+}
+
 impl Graph {
+    /// The graph with every array of structs stored as columns ([`Array::Struct`]) given
+    /// as struct values: borrowed when it has none. For code that borrows struct values
+    /// from the graph (the collision readers); readers store arrays of primitive structs
+    /// as columns.
+    pub fn with_struct_values(&self) -> std::borrow::Cow<'_, Graph> {
+        let any = self
+            .objects
+            .iter()
+            .any(|o| o.values.iter().any(has_struct_columns));
+        if !any {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut g = self.clone();
+        for o in &mut g.objects {
+            o.values.iter_mut().for_each(struct_values);
+        }
+        std::borrow::Cow::Owned(g)
+    }
+
     /// An empty graph over `schema` (add objects with [`Graph::add_object`]; the first one
     /// added is the root until [`Graph::root`] is set).
     pub fn new(schema: Arc<Schema>) -> Graph {
@@ -345,13 +388,20 @@ pub fn path_text(schema: &Schema, c: ClassId, path: &[Seg]) -> String {
 pub fn value_at(values: &[Value], path: &[Seg]) -> Option<Value> {
     let (first, rest) = path.split_first()?;
     let Seg::Member(i) = first else { return None };
-    let mut v = values.get(usize::from(*i))?;
-    for (n, seg) in rest.iter().enumerate() {
+    value_in(values.get(usize::from(*i))?, rest)
+}
+
+/// The value at `path` from `v`.
+fn value_in(mut v: &Value, path: &[Seg]) -> Option<Value> {
+    for (n, seg) in path.iter().enumerate() {
         v = match (v, seg) {
             (Value::Struct(vs), Seg::Member(i)) => vs.get(usize::from(*i))?,
             (Value::CArray(items), Seg::Index(k)) => items.get(*k as usize)?,
             (Value::Array(Array::Values(items)), Seg::Index(k)) => items.get(*k as usize)?,
-            (Value::Array(a), Seg::Index(k)) if n + 1 == rest.len() => return a.get(*k as usize),
+            // An element of a column is a copy; the rest of the path goes into the copy.
+            (Value::Array(a), Seg::Index(k)) => {
+                return value_in(&a.get(*k as usize)?, &path[n + 1..])
+            }
             _ => return None,
         };
     }
@@ -359,7 +409,7 @@ pub fn value_at(values: &[Value], path: &[Seg]) -> Option<Value> {
 }
 
 /// The value at `path` in `values`, mutable (`None` for an element of a typed column,
-/// which has no `Value` to borrow).
+/// which has no `Value` to borrow; struct columns on the path become values).
 pub fn value_at_mut<'v>(values: &'v mut [Value], path: &[Seg]) -> Option<&'v mut Value> {
     let (first, rest) = path.split_first()?;
     let Seg::Member(i) = first else { return None };
@@ -368,7 +418,9 @@ pub fn value_at_mut<'v>(values: &'v mut [Value], path: &[Seg]) -> Option<&'v mut
         v = match (v, seg) {
             (Value::Struct(vs), Seg::Member(i)) => vs.get_mut(usize::from(*i))?,
             (Value::CArray(items), Seg::Index(k)) => items.get_mut(*k as usize)?,
-            (Value::Array(Array::Values(items)), Seg::Index(k)) => items.get_mut(*k as usize)?,
+            (Value::Array(a @ (Array::Values(_) | Array::Struct(_))), Seg::Index(k)) => {
+                a.values_mut()?.get_mut(*k as usize)?
+            }
             _ => return None,
         };
     }

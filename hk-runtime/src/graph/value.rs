@@ -124,8 +124,13 @@ impl<const N: usize> From<[f32; N]> for Floats {
     }
 }
 
-/// An array's elements: a typed column for primitive elements, values otherwise.
-#[derive(Clone, Debug, PartialEq)]
+/// An array's elements: a typed column for primitive elements, one typed column per member
+/// for structs of primitives, values otherwise.
+///
+/// Equality is by element: a [`Array::Struct`] equals the [`Array::Values`] of the same
+/// structs (readers store arrays of primitive structs as columns, while builders may give
+/// them as values).
+#[derive(Clone, Debug)]
 pub enum Array {
     /// `bool` elements (stored bytes).
     Bool(Vec<u8>),
@@ -155,8 +160,81 @@ pub enum Array {
     Mat3(Vec<[f32; 12]>),
     /// `matrix4` and `transform`.
     Mat4(Vec<[f32; 16]>),
+    /// Structs whose members are all primitives (integers, `bool`, `real`, `half`, 4-, 12-
+    /// and 16-float tuples), one column per flattened member.
+    Struct(StructColumns),
     /// Any other element: pointers, strings, structs, arrays.
     Values(Vec<Value>),
+}
+
+/// The elements of an array of structs of primitives, stored as one typed column per
+/// flattened member of the struct class (in [`crate::schema::Schema::members`] order): a
+/// large array of small structs then costs a few columns, not one value list per element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructColumns {
+    /// At least one, all of one length, none of them values or struct columns.
+    columns: Vec<Array>,
+}
+
+impl StructColumns {
+    /// The struct elements whose member `k` is element `i` of `columns[k]`: `None` unless
+    /// there is at least one column, all columns have one length, and every column is a
+    /// typed column (not values, not struct columns).
+    pub fn new(columns: Vec<Array>) -> Option<StructColumns> {
+        let n = columns.first()?.len();
+        columns
+            .iter()
+            .all(|c| c.len() == n && !matches!(c, Array::Values(_) | Array::Struct(_)))
+            .then_some(StructColumns { columns })
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.columns.first().map_or(0, Array::len)
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The columns, one per member.
+    pub fn columns(&self) -> &[Array] {
+        &self.columns
+    }
+
+    /// Element `i`'s member values, `None` past the end.
+    pub fn row(&self, i: usize) -> Option<Vec<Value>> {
+        self.columns.iter().map(|c| c.get(i)).collect()
+    }
+
+    /// Gives back the capacity past the elements.
+    pub fn shrink_to_fit(&mut self) {
+        self.columns.iter_mut().for_each(Array::shrink_to_fit);
+    }
+
+    /// Drops the elements from `n` on.
+    pub fn truncate(&mut self, n: usize) {
+        self.columns.iter_mut().for_each(|c| c.truncate(n));
+    }
+}
+
+impl PartialEq for Array {
+    fn eq(&self, other: &Self) -> bool {
+        macro_rules! same {
+            ($($col:ident),*) => {
+                match (self, other) {
+                    $((Array::$col(a), Array::$col(b)) => a == b,)*
+                    (Array::Struct(_), _) | (_, Array::Struct(_)) => {
+                        self.len() == other.len()
+                            && (0..self.len()).all(|i| self.get(i) == other.get(i))
+                    }
+                    _ => false,
+                }
+            };
+        }
+        same!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, Real, Half, Vec4, Mat3, Mat4, Values)
+    }
 }
 
 /// Which [`Array`] form elements of a shape take.
@@ -279,6 +357,7 @@ macro_rules! for_each_column {
             Array::Vec4($v) => $e,
             Array::Mat3($v) => $e,
             Array::Mat4($v) => $e,
+            Array::Struct($v) => $e,
             Array::Values($v) => $e,
         }
     };
@@ -300,7 +379,8 @@ impl Array {
         for_each_column!(self, v => v.shrink_to_fit())
     }
 
-    /// The column this array is.
+    /// The column this array is ([`Column::Values`] for struct columns, whose elements
+    /// are struct values).
     pub fn column(&self) -> Column {
         match self {
             Array::Bool(_) => Column::Bool,
@@ -317,7 +397,7 @@ impl Array {
             Array::Vec4(_) => Column::Vec4,
             Array::Mat3(_) => Column::Mat3,
             Array::Mat4(_) => Column::Mat4,
-            Array::Values(_) => Column::Values,
+            Array::Struct(_) | Array::Values(_) => Column::Values,
         }
     }
 
@@ -338,6 +418,7 @@ impl Array {
             Array::Vec4(v) => Value::Floats(Floats::from(*v.get(i)?)),
             Array::Mat3(v) => Value::Floats(Floats::from(*v.get(i)?)),
             Array::Mat4(v) => Value::Floats(Floats::from(*v.get(i)?)),
+            Array::Struct(s) => Value::Struct(s.row(i)?),
             Array::Values(v) => v.get(i)?.clone(),
         })
     }
@@ -350,6 +431,14 @@ impl Array {
         }
     }
 
+    /// The elements as values: borrowed from a values array, copied from a column.
+    pub fn elements(&self) -> std::borrow::Cow<'_, [Value]> {
+        match self {
+            Array::Values(v) => std::borrow::Cow::Borrowed(v),
+            other => std::borrow::Cow::Owned(other.to_values()),
+        }
+    }
+
     /// The elements held as values (`Values` arrays only).
     pub fn values(&self) -> Option<&[Value]> {
         match self {
@@ -358,8 +447,12 @@ impl Array {
         }
     }
 
-    /// The elements held as values, mutable (`Values` arrays only).
+    /// The elements held as values, mutable: `Values` arrays, and struct columns, which
+    /// become values first (an edit of one member of one element needs a value to change).
     pub fn values_mut(&mut self) -> Option<&mut Vec<Value>> {
+        if let Array::Struct(_) = self {
+            *self = Array::Values(self.to_values());
+        }
         match self {
             Array::Values(v) => Some(v),
             _ => None,
@@ -544,7 +637,8 @@ impl Value {
         }
     }
 
-    /// The struct's or C array's values.
+    /// The struct's, C array's or values array's values (`None` for struct columns: see
+    /// [`Array::elements`]).
     pub fn as_values(&self) -> Option<&[Value]> {
         match self {
             Value::Struct(v) | Value::CArray(v) => Some(v),
@@ -553,11 +647,12 @@ impl Value {
         }
     }
 
-    /// The struct's or C array's values, mutable.
+    /// The struct's, C array's or array's values, mutable (struct columns become values,
+    /// [`Array::values_mut`]).
     pub fn as_values_mut(&mut self) -> Option<&mut Vec<Value>> {
         match self {
             Value::Struct(v) | Value::CArray(v) => Some(v),
-            Value::Array(Array::Values(v)) => Some(v),
+            Value::Array(a @ (Array::Values(_) | Array::Struct(_))) => a.values_mut(),
             _ => None,
         }
     }

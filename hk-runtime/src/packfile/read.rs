@@ -14,9 +14,11 @@ use super::header::REFLECTION_CLASSES;
 use super::info::PackfileInfo;
 use super::reader::{Elements, Reader, Target};
 use super::{Loc, Packfile};
-use crate::bytes::{read_column, Scalar};
+use crate::bytes::{read_column, read_strided, Scalar};
 use crate::error::{Error, ReadError, Result};
-use crate::graph::{value_at_mut, Array, Column, Floats, Graph, Object, ObjectId, Ptr, Seg, Value};
+use crate::graph::{
+    value_at_mut, Array, Column, Floats, Graph, Object, ObjectId, Ptr, Seg, StructColumns, Value,
+};
 use crate::rules::Endian;
 use crate::schema::plan::PlanCache as Plans;
 use crate::schema::{ClassId, ClassPlan, Elem, Op, Schema};
@@ -392,6 +394,118 @@ fn int(b: &[u8], bytes: u8, signed: bool, e: Endian) -> Value {
     }
 }
 
+/// Bytes one element of struct class `plan` takes as columns, when arrays of it are read
+/// as columns: every member primitive ([`ClassPlan::primitive`]) and inside the `stride`
+/// (a schema that says otherwise goes through the value path, which reports it).
+fn primitive_row(plan: &ClassPlan, stride: u32) -> Option<u64> {
+    if !plan.primitive {
+        return None;
+    }
+    let mut width = 0u64;
+    for m in plan.members.iter() {
+        let w = match m.op {
+            Op::Bool => 1,
+            Op::Int {
+                bytes: b @ (1 | 2 | 4 | 8),
+                ..
+            }
+            | Op::ULong(b @ (4 | 8)) => u32::from(b),
+            Op::Real => 4,
+            Op::Half => 2,
+            Op::Floats(n) => 4 * u32::from(n),
+            _ => return None,
+        };
+        if m.offset.checked_add(w)? > stride {
+            return None;
+        }
+        // Each value takes its column's width (a 4-byte `ulong` widens to 8).
+        width += u64::from(if matches!(m.op, Op::ULong(_)) { 8 } else { w });
+    }
+    Some(width)
+}
+
+/// The `count` elements in `bytes` of an array of primitive structs (`plan`), read as one
+/// column per member ([`StructColumns`]); `width` is what one element takes in them.
+#[allow(clippy::too_many_arguments)]
+fn struct_columns(
+    r: &mut Reader<'_, '_>,
+    plan: &ClassPlan,
+    elem: &Elem,
+    bytes: &[u8],
+    count: u32,
+    width: u64,
+    at: Loc,
+    header: Loc,
+) -> Result<Array> {
+    r.charge(u64::from(count).saturating_mul(width), header)?;
+    let stride = elem.stride as usize;
+    if !elem.gaps.is_empty() {
+        for (k, slice) in bytes.chunks_exact(stride).enumerate() {
+            r.enter(Seg::Index(k as u32));
+            r.check_gaps(slice, at.plus(k as u32 * elem.stride), &elem.gaps)?;
+            r.leave();
+        }
+    }
+    let (e, n) = (r.endian(), count as usize);
+    let columns = plan
+        .members
+        .iter()
+        .map(|m| {
+            let off = m.offset as usize;
+            macro_rules! col {
+                ($c:ident) => {
+                    Array::$c(read_strided(bytes, n, stride, off, e))
+                };
+            }
+            match m.op {
+                Op::Bool => col!(Bool),
+                Op::Int {
+                    bytes: 1,
+                    signed: false,
+                } => col!(U8),
+                Op::Int {
+                    bytes: 1,
+                    signed: true,
+                } => col!(I8),
+                Op::Int {
+                    bytes: 2,
+                    signed: false,
+                } => col!(U16),
+                Op::Int {
+                    bytes: 2,
+                    signed: true,
+                } => col!(I16),
+                Op::Int {
+                    bytes: 4,
+                    signed: false,
+                } => col!(U32),
+                Op::Int {
+                    bytes: 4,
+                    signed: true,
+                } => col!(I32),
+                Op::Int { signed: true, .. } => col!(I64),
+                Op::ULong(4) => Array::U64(
+                    read_strided::<u32>(bytes, n, stride, off, e)
+                        .into_iter()
+                        .map(u64::from)
+                        .collect(),
+                ),
+                Op::Real => col!(Real),
+                Op::Half => col!(Half),
+                Op::Floats(4) => col!(Vec4),
+                Op::Floats(12) => col!(Mat3),
+                Op::Floats(16) => col!(Mat4),
+                // 8-byte unsigned integers and `ulong` (`primitive_row` lets nothing else
+                // through).
+                _ => col!(U64),
+            }
+        })
+        .collect();
+    StructColumns::new(columns)
+        .map(Array::Struct)
+        .ok_or_else(|| Error::schema("a struct's columns came out of different lengths"))
+}
+
 /// The elements `els` of `elem` (their block already recorded by the engine) of the array
 /// whose header is at `header`.
 fn elements(
@@ -405,6 +519,12 @@ fn elements(
     let Elements { at, count } = els;
     let e = r.endian();
     let bytes = r.bytes(at, u64::from(count) * u64::from(elem.stride))?;
+    if let Op::Struct(c) = &elem.op {
+        let plan = plans.get(*c)?;
+        if let Some(width) = primitive_row(plan, elem.stride) {
+            return struct_columns(r, plan, elem, bytes, count, width, at, header);
+        }
+    }
     // What the elements take in the graph, charged before they are allocated: a primitive
     // column as much as the bytes (a 4-byte `ulong` widens to 8), anything else its values.
     let cost = match (&elem.op, elem.stride) {

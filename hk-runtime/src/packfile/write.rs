@@ -7,10 +7,10 @@
 
 use super::info::PackfileInfo;
 use super::writer::{self, Body, Model};
-use crate::bytes::{append_column, write_column, Scalar};
+use crate::bytes::{append_column, write_column, write_strided, Scalar};
 use crate::error::{Error, Result, WriteError};
 use crate::graph::check::check_int;
-use crate::graph::{Array, Column, Graph, ObjectId, Ptr, Seg, Value};
+use crate::graph::{Array, Column, Graph, ObjectId, Ptr, Seg, StructColumns, Value};
 use crate::rules::Endian;
 use crate::schema::plan::PlanCache as Plans;
 
@@ -159,8 +159,11 @@ impl Model for GraphModel<'_> {
                 (Array::Vec4(v), _) => col!(v.as_slice()),
                 (Array::Mat3(v), _) => col!(v.as_slice()),
                 (Array::Mat4(v), _) => col!(v.as_slice()),
-                (Array::Values(_), _) => {}
+                (Array::Struct(_) | Array::Values(_), _) => {}
             }
+        }
+        if let (Array::Struct(cols), Op::Struct(c)) = (a.items, &a.elem.op) {
+            return self.struct_columns(self.plans.get(*c)?, cols, stride, w);
         }
         // Values (or a column of another kind than the element's): one element at a time,
         // each checked.
@@ -231,8 +234,23 @@ impl Model for GraphModel<'_> {
             (Array::Vec4(v), _) => col!(v),
             (Array::Mat3(v), _) => col!(v),
             (Array::Mat4(v), _) => col!(v),
-            (Array::Values(_), _) => None,
+            (Array::Struct(_) | Array::Values(_), _) => None,
         }
+    }
+}
+
+/// Bytes one element of typed column `a` takes (0 for values).
+fn column_bytes(a: &Array) -> usize {
+    match a {
+        Array::Bool(_) | Array::I8(_) | Array::U8(_) => 1,
+        Array::I16(_) | Array::U16(_) | Array::Half(_) => 2,
+        Array::I32(_) | Array::U32(_) | Array::Real(_) => 4,
+        Array::I64(_) | Array::U64(_) => 8,
+        Array::Vec4(_) => 16,
+        Array::Mat3(_) => 48,
+        Array::Mat4(_) => 64,
+        Array::Struct(s) => s.columns().iter().map(column_bytes).sum(),
+        Array::Values(_) => 0,
     }
 }
 
@@ -256,19 +274,7 @@ fn survey(v: &Value, out: &mut Vec<(ObjectId, Box<[Seg]>)>, size: &mut usize) {
             *size += 16 + 8 * vs.len();
             vs.iter().for_each(|x| survey(x, out, size));
         }
-        Value::Array(a) => {
-            let each = match a {
-                Array::Bool(_) | Array::I8(_) | Array::U8(_) => 1,
-                Array::I16(_) | Array::U16(_) | Array::Half(_) => 2,
-                Array::I32(_) | Array::U32(_) | Array::Real(_) => 4,
-                Array::I64(_) | Array::U64(_) => 8,
-                Array::Vec4(_) => 16,
-                Array::Mat3(_) => 48,
-                Array::Mat4(_) => 64,
-                Array::Values(_) => 0,
-            };
-            *size += 16 + each * a.len();
-        }
+        Value::Array(a) => *size += 16 + column_bytes(a) * a.len(),
         _ => {}
     }
 }
@@ -303,22 +309,79 @@ impl<'g> GraphModel<'g> {
         for (i, (m, v)) in plan.members.iter().zip(values).enumerate() {
             w.enter(Seg::Member(i as u16));
             self.value(&m.op, v, base + m.offset, (plan.class, i as u16), w)
-                .map_err(|e| {
-                    let schema = self.graph.schema();
-                    match schema
-                        .members(plan.class)
-                        .ok()
-                        .and_then(|ms| ms.get(i).cloned())
-                    {
-                        Some(fm) => {
-                            e.in_member(schema.name_of(fm.owner), &schema.member_of(&fm).name)
-                        }
-                        None => e,
-                    }
-                })?;
+                .map_err(|e| self.in_member(plan.class, i, e))?;
             w.leave();
         }
         Ok(())
+    }
+
+    /// The elements of an array of structs stored as columns ([`Array::Struct`]): each
+    /// member's column written across the elements at its offset, a typed column of the
+    /// member's own form in one pass, any other element by element, checked.
+    fn struct_columns(
+        &self,
+        plan: &ClassPlan,
+        cols: &StructColumns,
+        stride: u32,
+        w: &mut Body<'_, '_, DynArr<'_>>,
+    ) -> Result<()> {
+        let columns = cols.columns();
+        if columns.len() != plan.members.len() {
+            return Err(Error::write(WriteError::Length {
+                member: format!("class {}", self.graph.schema().name_of(plan.class)),
+                expected: plan.members.len(),
+                found: columns.len(),
+            }));
+        }
+        let n = cols.len();
+        let e = w.endian();
+        for (k, (m, col)) in plan.members.iter().zip(columns).enumerate() {
+            let off = m.offset as usize;
+            let step = stride as usize;
+            macro_rules! strided {
+                ($v:expr) => {{
+                    let out = w.bytes_mut(0, n * step)?;
+                    write_strided($v.as_slice(), out, step, off, e);
+                    continue;
+                }};
+            }
+            if column(&m.op) == col.column() {
+                match (col, &m.op) {
+                    (Array::Bool(v) | Array::U8(v), _) => strided!(v),
+                    (Array::I8(v), _) => strided!(v),
+                    (Array::I16(v), _) => strided!(v),
+                    (Array::U16(v) | Array::Half(v), _) => strided!(v),
+                    (Array::I32(v), _) => strided!(v),
+                    (Array::U32(v), _) => strided!(v),
+                    (Array::I64(v), _) => strided!(v),
+                    (Array::U64(v), op) if *op != Op::ULong(4) => strided!(v),
+                    (Array::Real(v), _) => strided!(v),
+                    (Array::Vec4(v), _) => strided!(v),
+                    (Array::Mat3(v), _) => strided!(v),
+                    (Array::Mat4(v), _) => strided!(v),
+                    _ => {}
+                }
+            }
+            for i in 0..n {
+                let v = col.get(i).unwrap_or(Value::None);
+                w.enter(Seg::Index(i as u32));
+                w.enter(Seg::Member(k as u16));
+                self.owned_value(&m.op, &v, i as u32 * stride + m.offset, w)
+                    .map_err(|err| element_error(i, self.in_member(plan.class, k, err)))?;
+                w.leave();
+                w.leave();
+            }
+        }
+        Ok(())
+    }
+
+    /// `e` inside flattened member `i` of `class`.
+    fn in_member(&self, class: ClassId, i: usize, e: Error) -> Error {
+        let schema = self.graph.schema();
+        match schema.members(class).ok().and_then(|ms| ms.get(i).cloned()) {
+            Some(fm) => e.in_member(schema.name_of(fm.owner), &schema.member_of(&fm).name),
+            None => e,
+        }
     }
 
     /// A value that is not borrowed from the graph (an element of a column of another

@@ -52,6 +52,23 @@ pub enum Op {
     Unsupported(TypeKind),
 }
 
+impl Op {
+    /// Whether the value is a primitive with a typed column form: an integer, `bool`,
+    /// `ulong`, `real`, `half`, or a 4-, 12- or 16-float tuple (`graph::Column::of_op`
+    /// gives each of these its own column).
+    pub fn is_primitive(&self) -> bool {
+        matches!(
+            self,
+            Op::Bool
+                | Op::Int { .. }
+                | Op::ULong(_)
+                | Op::Real
+                | Op::Half
+                | Op::Floats(4 | 12 | 16)
+        )
+    }
+}
+
 /// How one array (or C-array) element is laid out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Elem {
@@ -89,6 +106,9 @@ pub struct ClassPlan {
     /// Byte ranges `[start, end)` of the body that no member covers (padding, `void`
     /// members, tail padding), nested structs and C arrays included.
     pub gaps: Box<[(u32, u32)]>,
+    /// Whether the class has members and every one is [`Op::is_primitive`]: arrays of it
+    /// are read as one column per member (`graph::StructColumns`).
+    pub primitive: bool,
 }
 
 /// Builds the plan of `id` (see [`Schema::plan`], which caches it).
@@ -114,6 +134,7 @@ pub(super) fn build(schema: &Schema, id: ClassId, rules: LayoutRules) -> Result<
         class: id,
         size: layout.size,
         align: layout.align,
+        primitive: !members.is_empty() && members.iter().all(|m| m.op.is_primitive()),
         members: members.into(),
         gaps: complement(covered, layout.size),
     }))

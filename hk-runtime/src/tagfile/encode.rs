@@ -19,7 +19,7 @@ use super::types::{kind, Facts, TypeTable};
 use crate::bytes::write_column;
 use crate::error::{Error, Result, WriteError};
 use crate::graph::check::check_int;
-use crate::graph::{Array, Graph, ObjectId, Ptr, Value};
+use crate::graph::{Array, Graph, ObjectId, Ptr, StructColumns, Value};
 use crate::rules::Endian;
 use crate::schema::{ClassId, Schema, Shape};
 
@@ -217,7 +217,7 @@ impl<'g> Encoder<'g> {
                 Array::Vec4(v) => write_column(v, out, e),
                 Array::Mat3(v) => write_column(v, out, e),
                 Array::Mat4(v) => write_column(v, out, e),
-                Array::Values(_) => {}
+                Array::Struct(_) | Array::Values(_) => {}
             }
             return Ok(());
         }
@@ -232,6 +232,12 @@ impl<'g> Encoder<'g> {
             let at = i as u64 * stride;
             match items {
                 Array::Values(vs) => self.value(elem, shape, &vs[i], at, 1)?,
+                Array::Struct(cols) => {
+                    let Shape::Struct(c) = shape else {
+                        return Err(kind_error(&shape.describe(self.schema), &Value::None));
+                    };
+                    self.column_row(elem, *c, cols, i, at)?;
+                }
                 other => {
                     let v = other.get(i).unwrap_or(Value::None);
                     self.leaf(elem, &v, at)?;
@@ -291,6 +297,44 @@ impl<'g> Encoder<'g> {
             let fm = &b.shapes[m.index];
             self.path.push(Step::Member(fm.owner, fm.index));
             self.value(m.ty, &fm.shape, &values[m.index], at + m.offset, depth)?;
+            self.path.pop();
+        }
+        Ok(())
+    }
+
+    /// Element `i` of an array of structs stored as columns, a record of type `t` and
+    /// class `c` at `at`: every member is a leaf (as [`Encoder::record`] over the element's
+    /// values).
+    fn column_row(
+        &mut self,
+        t: u64,
+        c: ClassId,
+        cols: &StructColumns,
+        i: usize,
+        at: u64,
+    ) -> Result<()> {
+        let b = self.binder.bind(t, c).map_err(Error::invalid_write)?;
+        let columns = cols.columns();
+        if columns.len() != b.shapes.len() {
+            return Err(Error::write(WriteError::Length {
+                member: format!("class {}", self.schema.name_of(c)),
+                expected: b.shapes.len(),
+                found: columns.len(),
+            }));
+        }
+        let value = |j: usize| columns[j].get(i).unwrap_or(Value::None);
+        if let Some(&j) = b.unbound.first() {
+            let fm = &b.shapes[j];
+            self.path.push(Step::Member(fm.owner, fm.index));
+            return Err(kind_error(
+                &format!("void (not in {})", self.table.full_name(t)),
+                &value(j),
+            ));
+        }
+        for m in b.members.iter() {
+            let fm = &b.shapes[m.index];
+            self.path.push(Step::Member(fm.owner, fm.index));
+            self.leaf(m.ty, &value(m.index), at + m.offset)?;
             self.path.pop();
         }
         Ok(())
