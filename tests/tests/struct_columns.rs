@@ -174,3 +174,44 @@ fn edits_of_struct_column_elements_are_written_and_checked() {
     assert!(StructColumns::new(Vec::new()).is_none());
     assert_eq!(StructColumns::new(vec![a]).map(|c| c.len()), Some(2));
 }
+
+/// Arrays of struct columns in `v`.
+fn count_columns(v: &Value) -> usize {
+    match v {
+        Value::Array(Array::Struct(_)) => 1,
+        Value::Struct(vs) | Value::CArray(vs) | Value::Array(Array::Values(vs)) => {
+            vs.iter().map(count_columns).sum()
+        }
+        _ => 0,
+    }
+}
+
+/// TAG0 tagfiles read arrays of primitive records as columns too (when each member's type
+/// stores exactly its column), and write them back byte for byte: Dark Souls Remastered's
+/// ragdoll and Tears of the Kingdom's cloth.
+#[test]
+fn tagfile_records_are_columns_that_write_back() {
+    let Some(corpus) = hk_tests::corpus("struct_columns") else {
+        return;
+    };
+    let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
+    for (name, at_least) in [
+        ("games/dark-souls-remastered/c2240_ragdoll.hkx", 1),
+        ("games/totk/Armor_999_Head.bphcl", 1),
+    ] {
+        let data = hk_tests::read(&corpus.join(name));
+        let doc = file::open(&data, &schemas, Default::default()).unwrap();
+        let n: usize = doc
+            .graph
+            .objects
+            .iter()
+            .flat_map(|o| o.values.iter())
+            .map(count_columns)
+            .sum();
+        assert!(n >= at_least, "{name}: {n} struct column arrays");
+        let values = doc.graph.with_struct_values().into_owned();
+        assert_eq!(&values, &doc.graph, "{name}");
+        assert!(file::write(&doc).unwrap() == data, "{name}: other bytes");
+        println!("{name}: {n} arrays of struct columns, written back byte for byte");
+    }
+}

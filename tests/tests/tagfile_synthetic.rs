@@ -245,7 +245,11 @@ fn box_sample_follows_the_retail_box_rules() {
     let c = tf.cm.as_ref().expect("cm");
     assert_eq!(c.records, vec![Default::default()]);
     assert_eq!(tf.sdk_version, "20160200");
-    let g = tagfile::graph(&tf, &data).unwrap();
+    // Struct values to borrow (`Rec`); arrays of primitive structs are read as columns.
+    let g = tagfile::graph(&tf, &data)
+        .unwrap()
+        .with_struct_values()
+        .into_owned();
     assert_eq!(g.class_name(g.root), "hknpConvexPolytopeShape");
     let f = Rec::object(&g, "hknpConvexPolytopeShape");
     let verts: Vec<Vec<f32>> = items(f.get("vertices")).iter().map(floats).collect();

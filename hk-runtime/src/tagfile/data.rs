@@ -22,10 +22,10 @@ use super::bind::{Binder, Binding, Leaf};
 use super::index::Item;
 use super::parse::TagFile;
 use super::types::{kind, Fact, Facts, TypeTable};
-use crate::bytes::read_column;
+use crate::bytes::{read_column, read_strided};
 use crate::error::{Error, ReadError, Result};
 use crate::graph::check::normalize_into;
-use crate::graph::{Array, Column, Floats, Graph, Object, ObjectId, Ptr, Value};
+use crate::graph::{Array, Column, Floats, Graph, Object, ObjectId, Ptr, StructColumns, Value};
 use crate::limits::{Budget, Limits};
 use crate::rules::Endian;
 use crate::schema::{ClassId, Schema, Shape};
@@ -386,6 +386,9 @@ impl<'a> Decoder<'a> {
                 return Err(self.too_deep(at));
             }
             let b = self.binder.bind(t, *c).map_err(|m| self.err(at, m))?;
+            if let Some(cols) = self.struct_columns(&b, at, count, stride) {
+                return Ok(Array::Struct(cols));
+            }
             for i in 0..count {
                 let v = self
                     .bound(&b, at + i * stride, depth + 2)
@@ -401,6 +404,78 @@ impl<'a> Decoder<'a> {
             normalize_into(&mut out, v);
         }
         Ok(out)
+    }
+
+    /// The `count` records bound by `b` from DATA offset `at`, one every `stride` bytes, as
+    /// one column per member (`graph::StructColumns`), when every flattened member is bound
+    /// to a type that stores exactly its column's values (integers of the member's width
+    /// and sign, `real`, 4-, 12- and 16-float tuples); `None` otherwise (the caller reads
+    /// them as struct values). The caller has checked that the records lie in DATA.
+    fn struct_columns(
+        &mut self,
+        b: &Binding,
+        at: u64,
+        count: u64,
+        stride: u64,
+    ) -> Option<StructColumns> {
+        if count == 0 || !b.unbound.is_empty() || b.members.len() != b.shapes.len() {
+            return None;
+        }
+        let mut plan = Vec::with_capacity(b.members.len());
+        for m in b.members.iter() {
+            let shape = &b.shapes.get(m.index)?.shape;
+            let width = match (m.leaf, shape) {
+                (Leaf::Int(w @ (1 | 2 | 4 | 8), s), Shape::Int { bytes, signed })
+                    if w == *bytes && s == *signed =>
+                {
+                    u64::from(w)
+                }
+                (Leaf::Real, Shape::Real) => 4,
+                (Leaf::Floats(n @ (4 | 12 | 16)), Shape::Floats(k)) if n == *k => 4 * u64::from(n),
+                _ => return None,
+            };
+            if m.offset.checked_add(width)? > stride {
+                return None;
+            }
+            plan.push((m.index, m.offset, Column::of(shape), width));
+        }
+        let end = at.checked_add(count.checked_mul(stride)?)?;
+        let data: &'a [u8] = self.data;
+        let bytes = data.get(at as usize..end as usize)?;
+        let (n, step) = (count as usize, stride as usize);
+        let mut columns: Vec<Option<Array>> = vec![None; b.shapes.len()];
+        for &(index, offset, col, width) in &plan {
+            let off = offset as usize;
+            let e = Endian::Little;
+            macro_rules! strided {
+                ($c:ident) => {
+                    Array::$c(read_strided(bytes, n, step, off, e))
+                };
+            }
+            let a = match col {
+                Column::I8 => strided!(I8),
+                Column::U8 => strided!(U8),
+                Column::I16 => strided!(I16),
+                Column::U16 => strided!(U16),
+                Column::I32 => strided!(I32),
+                Column::U32 => strided!(U32),
+                Column::I64 => strided!(I64),
+                Column::U64 => strided!(U64),
+                Column::Real => strided!(Real),
+                Column::Vec4 => strided!(Vec4),
+                Column::Mat3 => strided!(Mat3),
+                Column::Mat4 => strided!(Mat4),
+                _ => return None,
+            };
+            // The member's bytes of every element belong to a value (the rest of each
+            // element is padding, which must be zero).
+            for i in 0..count {
+                let s = (at + i * stride + offset) as usize;
+                self.covered[s..s + width as usize].fill(true);
+            }
+            *columns.get_mut(index)? = Some(a);
+        }
+        StructColumns::new(columns.into_iter().collect::<Option<Vec<_>>>()?)
     }
 
     /// The column elements of type `t` are read into whole, when `t` stores exactly what

@@ -12,7 +12,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::bind::Binder;
+use super::bind::{Binder, Binding};
 use super::data::{column_for, MAX_DEPTH};
 use super::tables::MAX_DATA;
 use super::types::{kind, Facts, TypeTable};
@@ -226,17 +226,25 @@ impl<'g> Encoder<'g> {
         // them slot by slot across the elements.
         let mut per = None;
         let first = self.slots.len();
+        // Struct columns bind their record type once for the array.
+        let bound = match (items, shape) {
+            (Array::Struct(cols), Shape::Struct(c)) => {
+                let b = self.binder.bind(elem, *c).map_err(Error::invalid_write)?;
+                Some((cols, *c, b))
+            }
+            _ => None,
+        };
         for i in 0..n {
             self.path.push(Step::Index(i as u64));
             let before = self.slots.len();
             let at = i as u64 * stride;
             match items {
                 Array::Values(vs) => self.value(elem, shape, &vs[i], at, 1)?,
-                Array::Struct(cols) => {
-                    let Shape::Struct(c) = shape else {
+                Array::Struct(_) => {
+                    let Some((cols, c, b)) = &bound else {
                         return Err(kind_error(&shape.describe(self.schema), &Value::None));
                     };
-                    self.column_row(elem, *c, cols, i, at)?;
+                    self.column_row(elem, *c, b, cols, i, at)?;
                 }
                 other => {
                     let v = other.get(i).unwrap_or(Value::None);
@@ -303,17 +311,17 @@ impl<'g> Encoder<'g> {
     }
 
     /// Element `i` of an array of structs stored as columns, a record of type `t` and
-    /// class `c` at `at`: every member is a leaf (as [`Encoder::record`] over the element's
+    /// class `c` (bound by `b`) at `at`: every member is a leaf (as [`Encoder::record`] over the element's
     /// values).
     fn column_row(
         &mut self,
         t: u64,
         c: ClassId,
+        b: &Binding,
         cols: &StructColumns,
         i: usize,
         at: u64,
     ) -> Result<()> {
-        let b = self.binder.bind(t, c).map_err(Error::invalid_write)?;
         let columns = cols.columns();
         if columns.len() != b.shapes.len() {
             return Err(Error::write(WriteError::Length {
