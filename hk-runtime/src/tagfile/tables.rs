@@ -3,9 +3,11 @@
 //! TNAM, TBOD, THSH, ITEM, PTCH, and every section header. Type definitions and hashes
 //! come from the type table; only their order and numbering are computed.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 
-use super::types::{kind, TypeTable};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use super::types::{kind, Body, TypeTable};
 use super::varint;
 use crate::error::{Error, Result, WriteError};
 use crate::schema::TagfileRules;
@@ -186,7 +188,7 @@ fn type_section(
     if rules.templates_first {
         // Depth-first: a type's name, then each parameter's name, followed at once by the
         // argument type's strings if that type is new.
-        let mut done = HashSet::new();
+        let mut done = HashSet::default();
         for &root in tlist {
             if !done.insert(root) {
                 continue;
@@ -332,10 +334,11 @@ fn type_order(
     templates_first: bool,
 ) -> (Vec<u64>, Vec<u64>) {
     let mut list = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut bodies = Vec::new();
-    let mut body_done = HashSet::new();
+    let mut body_done = HashSet::default();
     let mut queue: VecDeque<u64> = VecDeque::new();
+    let empty = Body::default();
     // Registers `t`, then (2022) its template arguments depth-first.
     let reg = |t: u64, seen: &mut HashSet<u64>, list: &mut Vec<u64>| {
         let mut stack = vec![t];
@@ -359,7 +362,7 @@ fn type_order(
         need(it, &mut body_done, &mut queue);
         while let Some(x) = queue.pop_front() {
             bodies.push(x);
-            let b = types.body_of(x).cloned().unwrap_or_default();
+            let b = types.body_of(x).unwrap_or(&empty);
             let members: Vec<u64> = b.members.iter().flatten().map(|m| m.ty).collect();
             let ifaces: Vec<u64> = b.interfaces.iter().flatten().map(|i| i.0).collect();
             let sub = b.subtype.unwrap_or(0);

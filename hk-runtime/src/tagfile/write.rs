@@ -7,7 +7,9 @@
 //! generation's (files hk makes, `hk build`): classes and members are matched to the
 //! table's records by name, once per class (modules `bind` and `encode`).
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::data::{ITEM_ARRAY, ITEM_OBJECT};
 use super::encode::{Encoder, Step, Target};
@@ -66,11 +68,11 @@ fn place(graph: &Graph, table: &TypeTable, dedupe_strings: bool) -> Result<Place
         items: vec![(0, 0, 0, 0)],
         ..Placed::default()
     };
-    let mut object_index: HashMap<ObjectId, usize> = HashMap::new();
-    let mut string_index: HashMap<&[u8], usize> = HashMap::new();
+    let mut object_index: HashMap<ObjectId, usize> = HashMap::default();
+    let mut string_index: HashMap<&[u8], usize> = HashMap::default();
     // Slot offset, item index, declared type (the index fills the first min(size, 8) bytes).
     let mut fills: Vec<(u64, usize, u64)> = Vec::new();
-    let mut touched_set: HashSet<u64> = HashSet::new();
+    let mut touched_set: HashSet<u64> = HashSet::default();
     let mut touch = |t: u64, touched: &mut Vec<u64>| {
         if touched_set.insert(t) {
             touched.push(t);
