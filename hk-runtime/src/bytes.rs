@@ -328,36 +328,38 @@ pub fn read_strided<T: Scalar>(
     offset: usize,
     e: Endian,
 ) -> Vec<T> {
-    let mut out = Vec::with_capacity(count);
+    let end = offset.saturating_add(T::SIZE);
+    if end > stride || stride == 0 {
+        // No value fits inside the elements: nothing read (callers count what they got).
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(count.min(bytes.len() / stride));
+    let els = bytes.chunks_exact(stride).take(count);
     match e {
-        Endian::Little => out.extend(
-            bytes
-                .chunks_exact(stride)
-                .take(count)
-                .map(|el| T::read_le(&el[offset..offset + T::SIZE])),
-        ),
-        Endian::Big => out.extend(
-            bytes
-                .chunks_exact(stride)
-                .take(count)
-                .map(|el| T::read_be(&el[offset..offset + T::SIZE])),
-        ),
+        Endian::Little => out.extend(els.map(|el| T::read_le(&el[offset..end]))),
+        Endian::Big => out.extend(els.map(|el| T::read_be(&el[offset..end]))),
     }
     out
 }
 
-/// Writes `values` at `offset` in successive `stride`-byte elements of `out` (which holds
-/// `values.len()` of them), in byte order `e`: the inverse of [`read_strided`].
+/// Writes `values` at `offset` in successive `stride`-byte elements of `out`, in byte
+/// order `e`: the inverse of [`read_strided`]. `false`, writing nothing, unless `out` holds
+/// `values.len()` elements with a value fitting inside each.
 pub fn write_strided<T: Scalar>(
     values: &[T],
     out: &mut [u8],
     stride: usize,
     offset: usize,
     e: Endian,
-) {
-    for (x, el) in values.iter().zip(out.chunks_exact_mut(stride)) {
-        x.write(&mut el[offset..offset + T::SIZE], e);
+) -> bool {
+    let end = offset.saturating_add(T::SIZE);
+    if end > stride || values.len().saturating_mul(stride) > out.len() {
+        return false;
     }
+    for (x, el) in values.iter().zip(out.chunks_exact_mut(stride)) {
+        x.write(&mut el[offset..end], e);
+    }
+    true
 }
 
 /// Appends `values` to `out` in byte order `e`, through a small buffer (no zero-fill of
@@ -378,5 +380,34 @@ pub fn append_column<T: Scalar>(values: &[T], out: &mut Vec<u8>, e: Endian) {
         }
         T::write_all(chunk, &mut buf[..n], e);
         out.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A member of 6-byte elements read as a column and written back, in both byte
+    /// orders; a value that does not fit inside its element reads nothing and writes
+    /// nothing.
+    #[test]
+    fn strided_columns_round_trip_and_refuse_values_past_their_element() {
+        // Three elements: a u16 at 0, a u32 at 2.
+        let le = [1, 0, 2, 0, 0, 0, 3, 0, 4, 0, 0, 0, 5, 0, 6, 0, 0, 0];
+        assert_eq!(read_strided::<u16>(&le, 3, 6, 0, Endian::Little), [1, 3, 5]);
+        assert_eq!(read_strided::<u32>(&le, 3, 6, 2, Endian::Little), [2, 4, 6]);
+        assert_eq!(
+            read_strided::<u32>(&le, 3, 6, 2, Endian::Big),
+            [2 << 24, 4 << 24, 6 << 24]
+        );
+        let mut out = [0u8; 18];
+        assert!(write_strided(&[1u16, 3, 5], &mut out, 6, 0, Endian::Little));
+        assert!(write_strided(&[2u32, 4, 6], &mut out, 6, 2, Endian::Little));
+        assert_eq!(out, le);
+        // Past the element, or more values than elements.
+        assert!(read_strided::<u32>(&le, 3, 6, 3, Endian::Little).is_empty());
+        assert!(!write_strided(&[1u32], &mut out, 6, 3, Endian::Little));
+        assert!(!write_strided(&[1u16; 4], &mut out, 6, 0, Endian::Little));
+        assert_eq!(out, le);
     }
 }

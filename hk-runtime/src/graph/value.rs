@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::bytes::{read_strided, write_strided};
+use crate::rules::Endian;
 use crate::schema::{Op, Shape};
 
 /// Index of an object in [`super::Graph::objects`].
@@ -318,6 +320,30 @@ impl Column {
         }
     }
 
+    /// `n` elements of this column, one at `offset` in each `stride`-byte element of
+    /// `bytes` (which holds `n` elements, each with the value inside it), in byte order `e`:
+    /// a member of an array of structs as a column (`None` for [`Column::Values`]).
+    pub fn read_strided(
+        self,
+        bytes: &[u8],
+        n: usize,
+        stride: usize,
+        offset: usize,
+        e: Endian,
+    ) -> Option<Array> {
+        macro_rules! col {
+            ($($c:ident),*) => {
+                match self {
+                    $(Column::$c => Array::$c(read_strided(bytes, n, stride, offset, e)),)*
+                    Column::Values => return None,
+                }
+            };
+        }
+        Some(col!(
+            Bool, I8, U8, I16, U16, I32, U32, I64, U64, Real, Half, Vec4, Mat3, Mat4
+        ))
+    }
+
     /// An empty array of this column, with room for `n` elements.
     pub fn with_capacity(self, n: usize) -> Array {
         match self {
@@ -462,6 +488,22 @@ impl Array {
     /// Drops the elements from `n` on.
     pub fn truncate(&mut self, n: usize) {
         for_each_column!(self, v => v.truncate(n))
+    }
+
+    /// Writes a typed column's elements at `offset` in successive `stride`-byte elements of
+    /// `out` (which holds one per element), in byte order `e`: the inverse of
+    /// [`Column::read_strided`]. `false`, writing nothing, for values and struct columns, and
+    /// when the elements do not fit (`bytes::write_strided`).
+    pub fn write_strided(&self, out: &mut [u8], stride: usize, offset: usize, e: Endian) -> bool {
+        macro_rules! col {
+            ($($c:ident),*) => {
+                match self {
+                    $(Array::$c(v) => write_strided(v, out, stride, offset, e),)*
+                    Array::Struct(_) | Array::Values(_) => false,
+                }
+            };
+        }
+        col!(Bool, I8, U8, I16, U16, I32, U32, I64, U64, Real, Half, Vec4, Mat3, Mat4)
     }
 }
 

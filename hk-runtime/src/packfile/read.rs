@@ -452,55 +452,19 @@ fn struct_columns(
         .iter()
         .map(|m| {
             let off = m.offset as usize;
-            macro_rules! col {
-                ($c:ident) => {
-                    Array::$c(read_strided(bytes, n, stride, off, e))
-                };
-            }
             match m.op {
-                Op::Bool => col!(Bool),
-                Op::Int {
-                    bytes: 1,
-                    signed: false,
-                } => col!(U8),
-                Op::Int {
-                    bytes: 1,
-                    signed: true,
-                } => col!(I8),
-                Op::Int {
-                    bytes: 2,
-                    signed: false,
-                } => col!(U16),
-                Op::Int {
-                    bytes: 2,
-                    signed: true,
-                } => col!(I16),
-                Op::Int {
-                    bytes: 4,
-                    signed: false,
-                } => col!(U32),
-                Op::Int {
-                    bytes: 4,
-                    signed: true,
-                } => col!(I32),
-                Op::Int { signed: true, .. } => col!(I64),
-                Op::ULong(4) => Array::U64(
+                // A 4-byte `ulong` widens into the 8-byte column.
+                Op::ULong(4) => Some(Array::U64(
                     read_strided::<u32>(bytes, n, stride, off, e)
                         .into_iter()
                         .map(u64::from)
                         .collect(),
-                ),
-                Op::Real => col!(Real),
-                Op::Half => col!(Half),
-                Op::Floats(4) => col!(Vec4),
-                Op::Floats(12) => col!(Mat3),
-                Op::Floats(16) => col!(Mat4),
-                // 8-byte unsigned integers and `ulong` (`primitive_row` lets nothing else
-                // through).
-                _ => col!(U64),
+                )),
+                ref op => Column::of_op(op).read_strided(bytes, n, stride, off, e),
             }
         })
-        .collect();
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| Error::schema("a struct member has no column form"))?;
     StructColumns::new(columns)
         .map(Array::Struct)
         .ok_or_else(|| Error::schema("a struct's columns came out of different lengths"))

@@ -7,7 +7,7 @@
 
 use super::info::PackfileInfo;
 use super::writer::{self, Body, Model};
-use crate::bytes::{append_column, write_column, write_strided, Scalar};
+use crate::bytes::{append_column, write_column, Scalar};
 use crate::error::{Error, Result, WriteError};
 use crate::graph::check::check_int;
 use crate::graph::{Array, Column, Graph, ObjectId, Ptr, Seg, StructColumns, Value};
@@ -336,30 +336,13 @@ impl<'g> GraphModel<'g> {
         let n = cols.len();
         let e = w.endian();
         for (k, (m, col)) in plan.members.iter().zip(columns).enumerate() {
-            let off = m.offset as usize;
-            let step = stride as usize;
-            macro_rules! strided {
-                ($v:expr) => {{
-                    let out = w.bytes_mut(0, n * step)?;
-                    write_strided($v.as_slice(), out, step, off, e);
+            // A typed column of the member's own form in one pass (a 4-byte `ulong` is
+            // checked element by element: its column holds 8-byte values).
+            if column(&m.op) == col.column() && m.op != Op::ULong(4) {
+                let step = stride as usize;
+                let out = w.bytes_mut(0, n * step)?;
+                if col.write_strided(out, step, m.offset as usize, e) {
                     continue;
-                }};
-            }
-            if column(&m.op) == col.column() {
-                match (col, &m.op) {
-                    (Array::Bool(v) | Array::U8(v), _) => strided!(v),
-                    (Array::I8(v), _) => strided!(v),
-                    (Array::I16(v), _) => strided!(v),
-                    (Array::U16(v) | Array::Half(v), _) => strided!(v),
-                    (Array::I32(v), _) => strided!(v),
-                    (Array::U32(v), _) => strided!(v),
-                    (Array::I64(v), _) => strided!(v),
-                    (Array::U64(v), op) if *op != Op::ULong(4) => strided!(v),
-                    (Array::Real(v), _) => strided!(v),
-                    (Array::Vec4(v), _) => strided!(v),
-                    (Array::Mat3(v), _) => strided!(v),
-                    (Array::Mat4(v), _) => strided!(v),
-                    _ => {}
                 }
             }
             for i in 0..n {

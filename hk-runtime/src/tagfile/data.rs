@@ -22,7 +22,7 @@ use super::bind::{Binder, Binding, Leaf};
 use super::index::Item;
 use super::parse::TagFile;
 use super::types::{kind, Fact, Facts, TypeTable};
-use crate::bytes::{read_column, read_strided};
+use crate::bytes::read_column;
 use crate::error::{Error, ReadError, Result};
 use crate::graph::check::normalize_into;
 use crate::graph::{Array, Column, Floats, Graph, Object, ObjectId, Ptr, StructColumns, Value};
@@ -446,27 +446,7 @@ impl<'a> Decoder<'a> {
         let mut columns: Vec<Option<Array>> = vec![None; b.shapes.len()];
         for &(index, offset, col, width) in &plan {
             let off = offset as usize;
-            let e = Endian::Little;
-            macro_rules! strided {
-                ($c:ident) => {
-                    Array::$c(read_strided(bytes, n, step, off, e))
-                };
-            }
-            let a = match col {
-                Column::I8 => strided!(I8),
-                Column::U8 => strided!(U8),
-                Column::I16 => strided!(I16),
-                Column::U16 => strided!(U16),
-                Column::I32 => strided!(I32),
-                Column::U32 => strided!(U32),
-                Column::I64 => strided!(I64),
-                Column::U64 => strided!(U64),
-                Column::Real => strided!(Real),
-                Column::Vec4 => strided!(Vec4),
-                Column::Mat3 => strided!(Mat3),
-                Column::Mat4 => strided!(Mat4),
-                _ => return None,
-            };
+            let a = col.read_strided(bytes, n, step, off, Endian::Little)?;
             // The member's bytes of every element belong to a value (the rest of each
             // element is padding, which must be zero).
             for i in 0..count {
