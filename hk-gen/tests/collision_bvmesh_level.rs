@@ -60,28 +60,11 @@ fn export(file: &Path, dir: &Path, triangles: usize) -> String {
 
 /// Renders `file` and checks the picture is not blank.
 fn render(file: &Path, dir: &Path, triangles: usize) {
-    let png = dir.join("out.png");
-    let (code, stdout, stderr) = hk(&[
-        "render",
-        file.to_str().unwrap(),
-        "-o",
-        png.to_str().unwrap(),
-        "--size",
-        "200x150",
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (stdout, drawn) = common::render_drawn(file, &dir.join("out.png"), (200, 150));
     assert!(
         stdout.contains(&format!("{triangles} triangles drawn")),
         "{stdout}"
     );
-    let p = tiny_skia::Pixmap::load_png(&png).unwrap();
-    assert_eq!((p.width(), p.height()), (200, 150));
-    let background = hk_gen::collision::render::background();
-    let drawn = p
-        .pixels()
-        .iter()
-        .filter(|c| [c.red(), c.green(), c.blue()] != background)
-        .count();
     assert!(drawn > 200 * 150 / 20, "only {drawn} pixels drawn");
 }
 

@@ -291,25 +291,8 @@ fn export_and_render_give_the_triangles_that_were_put_in() {
         assert_eq!(gltf_triangles(&out_path), want, "{format}");
     }
     // The render draws every triangle and covers a good part of the picture.
-    let png = dir.join("level.png");
-    let (code, out, err) = hk(&[
-        "render",
-        f,
-        "-o",
-        png.to_str().unwrap(),
-        "--size",
-        "240x160",
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let (out, drawn) = common::render_drawn(Path::new(f), &dir.join("level.png"), (240, 160));
     assert!(out.contains(&format!("{total} triangles drawn")), "{out}");
-    let p = tiny_skia::Pixmap::load_png(&png).unwrap();
-    assert_eq!((p.width(), p.height()), (240, 160));
-    let bg = hk_gen::collision::render::background();
-    let drawn = p
-        .pixels()
-        .iter()
-        .filter(|c| [c.red(), c.green(), c.blue()] != bg)
-        .count();
     assert!(drawn > 240 * 160 / 5, "{drawn} pixels drawn");
     // The MOPP check and the byte-for-byte round trip, as a user runs them.
     let (code, out, err) = hk(&["mopp", "check", f]);

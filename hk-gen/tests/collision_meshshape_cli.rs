@@ -55,22 +55,7 @@ fn obj_groups(text: &str) -> (BTreeMap<String, usize>, Vec<&str>) {
 
 /// Renders `file` small and returns the pixels that are not the background.
 fn drawn(file: &Path, png: &Path) -> usize {
-    let (code, out, err) = hk(&[
-        "render",
-        file.to_str().unwrap(),
-        "-o",
-        png.to_str().unwrap(),
-        "--size",
-        "200x150",
-    ]);
-    assert_eq!(code, 0, "{out}{err}");
-    let p = tiny_skia::Pixmap::load_png(png).unwrap();
-    assert_eq!((p.width(), p.height()), (200, 150));
-    let bg = hk_gen::collision::render::background();
-    p.pixels()
-        .iter()
-        .filter(|c| [c.red(), c.green(), c.blue()] != bg)
-        .count()
+    common::render_drawn(file, png, (200, 150)).1
 }
 
 #[test]

@@ -71,23 +71,7 @@ fn render(file: &Path, dir: &Path) {
         "{}.png",
         file.file_stem().unwrap().to_str().unwrap()
     ));
-    let (code, out, err) = hk(&[
-        "render",
-        file.to_str().unwrap(),
-        "-o",
-        png.to_str().unwrap(),
-        "--size",
-        "160x120",
-    ]);
-    assert_eq!(code, 0, "{out}{err}");
-    let p = tiny_skia::Pixmap::load_png(&png).unwrap();
-    assert_eq!((p.width(), p.height()), (160, 120));
-    let bg = hk_gen::collision::render::background();
-    let drawn = p
-        .pixels()
-        .iter()
-        .filter(|c| [c.red(), c.green(), c.blue()] != bg)
-        .count();
+    let (_, drawn) = common::render_drawn(file, &png, (160, 120));
     assert!(
         drawn > 160 * 120 / 20,
         "{}: {drawn} pixels drawn",

@@ -85,3 +85,28 @@ pub fn gltf_read(path: &Path) -> (gltf::Gltf, Vec<Vec<u8>>) {
         .collect();
     (doc, buffers)
 }
+
+/// Runs `hk render FILE -o PNG --size WxH`, checks that it succeeds and writes a picture of
+/// that size, and gives its standard output and how many pixels are not the background.
+#[allow(dead_code)] // not every test binary renders
+pub fn render_drawn(file: &Path, png: &Path, (w, h): (u32, u32)) -> (String, usize) {
+    let size = format!("{w}x{h}");
+    let (code, out, err) = hk(&[
+        "render",
+        file.to_str().unwrap(),
+        "-o",
+        png.to_str().unwrap(),
+        "--size",
+        &size,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let p = tiny_skia::Pixmap::load_png(png).unwrap();
+    assert_eq!((p.width(), p.height()), (w, h));
+    let bg = hk_gen::collision::render::background();
+    let drawn = p
+        .pixels()
+        .iter()
+        .filter(|c| [c.red(), c.green(), c.blue()] != bg)
+        .count();
+    (out, drawn)
+}
