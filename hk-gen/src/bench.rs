@@ -354,13 +354,20 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     let mut singles = Vec::new();
     let mut threaded = Vec::new();
     // The speed-up passes read the file set as many times as make one one-thread pass
-    // last `SPEEDUP_PASS`, judged from an untimed one-thread pass.
+    // last `SPEEDUP_PASS`, judged from untimed one-thread passes of doubling copies until
+    // one lasts a tenth of that (a single pass of a few small files is too short to time).
     let copies = match pool {
         Some(_) => {
-            let (once, s) = pass(None, &inputs, read);
-            sink = sink.wrapping_add(s);
-            let c = SPEEDUP_PASS.as_secs_f64() / once.as_secs_f64().max(1e-9);
-            (c.ceil() as usize).clamp(1, MAX_COPIES)
+            let mut c = 1;
+            loop {
+                let (t, s) = repeated(None, &inputs, c, read);
+                sink = sink.wrapping_add(s);
+                if t >= SPEEDUP_PASS / 10 || c >= MAX_COPIES {
+                    let f = SPEEDUP_PASS.as_secs_f64() / t.as_secs_f64().max(1e-9);
+                    break ((c as f64 * f).ceil() as usize).clamp(1, MAX_COPIES);
+                }
+                c *= 2;
+            }
         }
         None => 1,
     };
