@@ -40,4 +40,5 @@ fn thread_speedup_reads_copies_of_a_small_file_set() {
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(doc["read_speedup"].is_null(), "{out}");
     assert!(doc["read_speedup_copies"].is_null(), "{out}");
+    assert!(doc["compute_speedup"].is_null(), "{out}");
 }

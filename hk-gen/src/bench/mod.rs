@@ -32,6 +32,9 @@ use crate::out::{outln, Out};
 use crate::typed710;
 use crate::Status;
 
+mod speedup;
+use speedup::Speedup;
+
 /// How `hk bench` runs.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -164,16 +167,6 @@ fn repeated<T: Sync>(
     };
     (t.elapsed(), sum)
 }
-
-/// How long each timed pass of the thread speed-up lasts at least. Starting a pass wakes
-/// the pool's sleeping threads: on the 2-core virtual machine of docs/status.md an empty
-/// `broadcast` after 20 ms idle took 0.21 ms (median), 0.6 ms (p90) and up to 4.5 ms,
-/// against 0.03 ms back to back. Over one 9 ms pass of the corpus on two threads, that
-/// start-up alone is 2-7% or more; over 250 ms it is under 0.3% (median).
-const SPEEDUP_PASS: Duration = Duration::from_millis(250);
-
-/// The most copies of the file set one speed-up pass reads.
-const MAX_COPIES: usize = 1 << 16;
 
 /// Input bytes decoded at a time for the write passes: the documents of one chunk are held,
 /// not those of every file, so memory stays a small multiple of the input.
@@ -350,27 +343,14 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
         Ok(d) => d.graph.objects.len() as u64,
         Err(_) => fail(),
     };
-    let mut speedups = Vec::new();
-    let mut singles = Vec::new();
-    let mut threaded = Vec::new();
-    // The speed-up passes read the file set as many times as make one one-thread pass
-    // last `SPEEDUP_PASS`, judged from untimed one-thread passes of doubling copies until
-    // one lasts a tenth of that (a single pass of a few small files is too short to time).
-    let copies = match pool {
-        Some(_) => {
-            let mut c = 1;
-            loop {
-                let (t, s) = repeated(None, &inputs, c, read);
-                sink = sink.wrapping_add(s);
-                if t >= SPEEDUP_PASS / 10 || c >= MAX_COPIES {
-                    let f = SPEEDUP_PASS.as_secs_f64() / t.as_secs_f64().max(1e-9);
-                    break ((c as f64 * f).ceil() as usize).clamp(1, MAX_COPIES);
-                }
-                c *= 2;
-            }
-        }
-        None => 1,
-    };
+    // With threads, the read pass and a register-only loop are each timed on one thread
+    // and on the pool in every round (`speedup`).
+    let mut speedups = pool.as_ref().map(|_| {
+        (
+            Speedup::calibrate(&inputs, read, &mut sink),
+            Speedup::calibrate(&speedup::SPIN_ITEMS, speedup::spin, &mut sink),
+        )
+    });
     for _ in 0..rounds {
         let p = pool.as_ref();
         let runs: [(usize, (Duration, u64)); 7] = [
@@ -413,33 +393,15 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             figures[k].times.push(t);
             sink = sink.wrapping_add(s);
         }
-        // With threads, the read pass on one thread and on the pool back to back, in
-        // turns first (each after a pass of the same work, so neither finds the caches
-        // another kind of pass left), each over `copies` copies of the file set: the
-        // speed-up is the median of the per-round ratios, which a machine whose speed
-        // drifts between rounds moves less than a ratio of two medians.
-        if p.is_some() {
-            let one_first = speedups.len() % 2 == 0;
-            let (a, sa) = repeated(if one_first { None } else { p }, &inputs, copies, read);
-            let (b, sb) = repeated(if one_first { p } else { None }, &inputs, copies, read);
-            let (one, many) = if one_first { (a, b) } else { (b, a) };
-            speedups.push(one.as_secs_f64() / many.as_secs_f64().max(1e-9));
-            singles.push(one);
-            threaded.push(many);
-            sink = sink.wrapping_add(sa).wrapping_add(sb);
+        if let (Some(p), Some((read_x, spin_x))) = (p, speedups.as_mut()) {
+            sink = sink.wrapping_add(read_x.round(p, &inputs, read));
+            sink = sink.wrapping_add(spin_x.round(p, &speedup::SPIN_ITEMS, speedup::spin));
         }
     }
-    speedups.sort_by(f64::total_cmp);
-    let speedup = speedups.get(speedups.len() / 2).copied();
-    // The fastest one-thread round over the fastest threaded one: what the machine gives
-    // when nothing else takes its cores (a virtual machine whose host takes CPU time away
-    // slows a pass that needs every core more than one that needs one).
-    let best_speedup = match (singles.iter().min(), threaded.iter().min()) {
-        (Some(one), Some(n)) if pool.is_some() => {
-            Some(one.as_secs_f64() / n.as_secs_f64().max(1e-9))
-        }
-        _ => None,
-    };
+    let speedup = speedups.as_ref().and_then(|(r, _)| r.median());
+    let best_speedup = speedups.as_ref().and_then(|(r, _)| r.best());
+    let copies = speedups.as_ref().map(|(r, _)| r.copies);
+    let compute_speedup = speedups.as_ref().and_then(|(_, c)| c.median());
     if failed.into_inner() > 0 {
         return Err(Error::usage(
             "a file failed to read or write during the benchmark (run `hk roundtrip` on it)",
@@ -485,7 +447,8 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             "view_mb_s": by("view traversal"),
             "read_speedup": speedup,
             "read_speedup_best": best_speedup,
-            "read_speedup_copies": pool.is_some().then_some(copies),
+            "read_speedup_copies": copies,
+            "compute_speedup": compute_speedup,
             "cold_ms": cold.as_secs_f64() * 1e3,
             "peak_mib": peak.map(|k| k as f64 / 1024.0),
             "skipped": skipped.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
@@ -525,7 +488,14 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     if let Some(x) = speedup {
         outln!(
             o,
-            "read+decode on {threads} threads: {x:.2}x one thread (median of per-round ratios; each round times both back to back, each pass reading the files {copies} times)"
+            "read+decode on {threads} threads: {x:.2}x one thread (median of per-round ratios; each round times both back to back, each pass reading the files {} times)",
+            copies.unwrap_or(1)
+        );
+    }
+    if let Some(x) = compute_speedup {
+        outln!(
+            o,
+            "register-only loop on {threads} threads: {x:.2}x one thread (the most any work gains from the threads on this machine now; timed the same way)"
         );
     }
     if let Some(x) = best_speedup {
