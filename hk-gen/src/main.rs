@@ -158,7 +158,9 @@ enum Command {
         /// Passes over the files.
         #[arg(long, default_value_t = 3)]
         rounds: u32,
-        /// Worker threads (default: one).
+        /// Worker threads (default: one). With more than one, it also times read+decode
+        /// on one thread against all of them, and a register-only loop the same way (the
+        /// most any work gains from the threads on this machine).
         #[arg(long)]
         threads: Option<usize>,
         /// Print the results as JSON.
