@@ -3,15 +3,18 @@
 //! [`Packfile::parse`] reads the header, the section table, the fixups and the class-name
 //! list without copying the data; [`Packfile::resolve`] follows a pointer slot.
 
+#[cfg(feature = "front")]
 pub mod check;
 pub mod fixup;
 pub mod header;
 pub mod info;
 pub mod locate;
+#[cfg(feature = "front")]
 pub mod metadata;
 pub mod read;
 pub mod reader;
 pub mod section;
+#[cfg(feature = "front")]
 pub(crate) mod view;
 pub mod write;
 pub mod writer;

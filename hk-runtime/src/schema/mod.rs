@@ -7,7 +7,9 @@
 pub mod catalog;
 mod diagnostic;
 pub mod embed;
+#[cfg(feature = "front")]
 pub mod explain;
+#[cfg(feature = "tagfile")]
 pub mod infer;
 pub mod layout;
 #[cfg(feature = "load")]
@@ -557,6 +559,7 @@ impl Schema {
     /// interface count, a member's `gap_before`): what layout inference tunes on a schema
     /// it builds for the purpose. The computed caches (members, plans, signatures) are not
     /// updated: only the layout engine, which keeps none, may look at a schema tuned so.
+    #[cfg(feature = "tagfile")]
     pub(crate) fn class_mut(&mut self, i: usize) -> &mut Class {
         &mut self.classes[i]
     }
