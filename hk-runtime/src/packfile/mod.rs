@@ -11,11 +11,13 @@ pub mod info;
 pub mod locate;
 #[cfg(feature = "front")]
 pub mod metadata;
+#[cfg(feature = "packfile-graph")]
 pub mod read;
 pub mod reader;
 pub mod section;
 #[cfg(feature = "front")]
 pub(crate) mod view;
+#[cfg(feature = "packfile-graph")]
 pub mod write;
 pub mod writer;
 

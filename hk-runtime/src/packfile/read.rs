@@ -5,12 +5,11 @@
 //! Primitive arrays are read as whole columns (one byte-order match per array), so large
 //! animation and mesh arrays cost little more than a copy.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use super::info::{container_info, file_info};
 pub use super::reader::{ReadOptions, Violation};
 
-use super::header::REFLECTION_CLASSES;
 use super::info::PackfileInfo;
 use super::reader::{Elements, Reader, Target};
 use super::{Loc, Packfile};
@@ -110,87 +109,6 @@ pub fn read(pf: &Packfile<'_>, schema: &Arc<Schema>, opts: ReadOptions) -> Resul
         info,
         violations: fin.violations,
     })
-}
-
-/// The root and the container facts of `pf` after a read: what
-/// [`crate::packfile::read::read`] records beside the graph, computed the same way.
-///
-/// # Errors
-/// A root or export that names no object.
-pub fn container_info(
-    pf: &Packfile<'_>,
-    object_sections: Vec<u32>,
-    capacity_flags: Vec<(ObjectId, Box<[Seg]>, u32)>,
-) -> Result<(ObjectId, PackfileInfo)> {
-    let root_loc = Loc {
-        section: pf.header.contents_section,
-        offset: pf.header.contents_offset,
-    };
-    let root = pf
-        .object_at(root_loc)
-        .ok_or_else(|| Error::invalid(0x1C, "the header's contents offset names no object"))?;
-    let mut info = file_info(pf);
-    for (loc, name) in &pf.exports {
-        let id = pf.object_at(*loc).ok_or_else(|| {
-            Error::invalid(pf.abs(*loc), format!("export `{name}` names no object"))
-        })?;
-        info.exports.push((ObjectId(id as u32), name.clone()));
-    }
-    // The class-name list, when it is not the one the writer makes from the objects (one
-    // set lookup per object: a file may have as many class names as objects).
-    let mut default_names: Vec<&str> = REFLECTION_CLASSES.to_vec();
-    let mut listed: rustc_hash::FxHashSet<&str> = default_names.iter().copied().collect();
-    for &(_, n) in pf.object_table() {
-        let c = pf.class_names[n as usize].name;
-        if listed.insert(c) {
-            default_names.push(c);
-        }
-    }
-    if !pf
-        .class_names
-        .iter()
-        .map(|c| c.name)
-        .eq(default_names.iter().copied())
-    {
-        info.class_names = Some(pf.class_names.iter().map(|c| c.name.to_string()).collect());
-    }
-    info.object_sections = object_sections;
-    info.capacity_flags = capacity_flags
-        .into_iter()
-        .map(|(o, p, f)| ((o, p), f))
-        .collect::<BTreeMap<_, _>>();
-    Ok((ObjectId(root as u32), info))
-}
-
-/// The header facts of `pf`.
-pub fn file_info(pf: &Packfile<'_>) -> PackfileInfo {
-    let h = &pf.header;
-    PackfileInfo {
-        file_version: h.file_version,
-        contents_version: h.contents_version(),
-        layout: h.layout,
-        user_tag: h.user_tag,
-        flags: h.flags,
-        sections: pf.sections.iter().map(|s| s.tag.clone()).collect(),
-        class_names_section: h.class_names_section,
-        contents_section: h.contents_section,
-        predicates: (h.predicate_size >= 0 && h.max_predicate >= 0).then(|| {
-            let start = 0x40usize;
-            let len = h.predicate_size as usize;
-            (
-                h.max_predicate,
-                pf.bytes()
-                    .data()
-                    .get(start..start + len)
-                    .unwrap_or_default()
-                    .to_vec(),
-            )
-        }),
-        class_names: None,
-        exports: Vec::new(),
-        object_sections: Vec::new(),
-        capacity_flags: BTreeMap::new(),
-    }
 }
 
 /// Bytes one value takes in the graph (what reads charge per value).

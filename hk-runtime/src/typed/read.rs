@@ -11,7 +11,7 @@ use super::engine::{Decoder, Members};
 use super::member::Field;
 use crate::error::{ConvertError, Error, Result};
 use crate::graph::{ObjectId, Seg};
-use crate::packfile::read::container_info;
+use crate::packfile::info::container_info;
 use crate::packfile::reader::{ReadOptions, Violation};
 use crate::packfile::{Loc, Packfile};
 

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use crate::error::Result;
 use crate::graph::Graph;
 use crate::limits::ReadOptions;
-use crate::packfile::read::Violation;
+use crate::packfile::reader::Violation;
 
 pub use defs::{ClassDef, MemberDef, TypeCode, VersionRules, MAGIC};
 

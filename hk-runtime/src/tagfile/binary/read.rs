@@ -25,7 +25,7 @@ use crate::error::{Error, ReadError, Result};
 use crate::graph::{Floats, Graph, ObjectId, Ptr, Value};
 use crate::limits::ReadOptions;
 use crate::limits::{Budget, Limits};
-use crate::packfile::read::Violation;
+use crate::packfile::reader::Violation;
 use crate::schema::{ClassId, Schema};
 
 /// A definition's members and its ancestors', root first: (definition, member) pairs.
