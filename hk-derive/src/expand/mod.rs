@@ -140,6 +140,15 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
         pub fn decode_file(bytes: &[u8]) -> ::hk_runtime::Result<#rt::TypedFile<AnyObject>> {
             #rt::TypedFile::decode(bytes)
         }
+        /// Writes a file of the generated classes with their derived encoders (as
+        /// `file.write()`, compiled once here rather than in every caller).
+        ///
+        /// # Errors
+        /// A value that does not fit its member, a pointer to an object the file lacks, or
+        /// anything the packfile write engine refuses.
+        pub fn write_file(file: &#rt::TypedFile<AnyObject>) -> ::hk_runtime::Result<::std::vec::Vec<u8>> {
+            file.write()
+        }
     })
 }
 
@@ -175,11 +184,19 @@ fn any_object(schema: &hk_runtime::Schema, models: &[Model<'_>]) -> TokenStream 
                 #rt::AnyClass::class_name(self)
             }
         }
+        #(
+            impl ::core::convert::From<#tys> for AnyObject {
+                #[inline]
+                fn from(v: #tys) -> Self {
+                    Self::#tys(v)
+                }
+            }
+        )*
         impl #rt::AnyClass for AnyObject {
             const STRING_ALIGN: u32 = #align;
             fn decoder(name: &str) -> ::core::option::Option<#rt::DecodeFn<Self>> {
                 let f: #rt::DecodeFn<Self> = match name {
-                    #(#names => |d, loc| #rt::read::decode_object::<#tys>(d, loc).map(Self::#tys),)*
+                    #(#names => #rt::read::decode_object::<#tys, Self>,)*
                     _ => return ::core::option::Option::None,
                 };
                 ::core::option::Option::Some(f)

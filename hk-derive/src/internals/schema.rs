@@ -29,15 +29,22 @@ fn bases() -> Vec<PathBuf> {
 
 /// The source file of binary target `bin` as the package manifest in `dir` declares it.
 fn bin_source(dir: &Path, bin: &str) -> Option<PathBuf> {
+    use toml::de::{DeTable, DeValue};
     let text = std::fs::read_to_string(dir.join("Cargo.toml")).ok()?;
-    let manifest: toml::Table = toml::from_str(&text).ok()?;
-    let path = manifest
-        .get("bin")?
-        .as_array()?
-        .iter()
-        .find(|b| b.get("name").and_then(toml::Value::as_str) == Some(bin))?
-        .get("path")?
-        .as_str()?;
+    let manifest = DeTable::parse(&text).ok()?;
+    let str_of = |v: &DeValue<'_>| match v {
+        DeValue::String(s) => Some(s.to_string()),
+        _ => None,
+    };
+    let DeValue::Array(bins) = manifest.get_ref().get("bin")?.get_ref() else {
+        return None;
+    };
+    let path = bins.iter().find_map(|b| {
+        let DeValue::Table(b) = b.get_ref() else {
+            return None;
+        };
+        (str_of(b.get("name")?.get_ref())? == bin).then(|| str_of(b.get("path")?.get_ref()))?
+    })?;
     Some(dir.join(path))
 }
 

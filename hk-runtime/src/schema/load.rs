@@ -1,119 +1,26 @@
 //! Reading a schema folder: TOML with spans, then validation that collects every error.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use toml::de::DeValue;
 use toml::Spanned;
 
 use super::diagnostic::{Diagnostic, Diagnostics};
+use super::spanned::{Cx, Fields, FromToml, Node, Source};
 use super::{Class, Container, Enum, EnumItem, Generation, Member, Origin, Pinned, Schema};
 use crate::rules::{Endian, LayoutRules};
 use crate::types::TypeKind;
 
-/// A TOML source file with a line index for spans.
-struct Source<'a> {
-    path: &'a Path,
-    text: &'a str,
-    /// Where each line after the first starts, made on first use (a class of many members
-    /// asks for a line per member: counting from the start each time is quadratic).
-    lines: std::cell::OnceCell<Vec<usize>>,
+/// The document of `src` read as `T`, every problem recorded.
+fn parse<T: FromToml>(src: &Source<'_>, diags: &mut Diagnostics) -> Option<T> {
+    let root = src.parse(diags)?;
+    let before = diags.0.len();
+    let v = T::read(&root, "", &mut Cx { src, diags });
+    v.filter(|_| diags.0.len() == before)
 }
 
-impl<'a> Source<'a> {
-    fn new(path: &'a Path, text: &'a str) -> Self {
-        Source {
-            path,
-            text,
-            lines: std::cell::OnceCell::new(),
-        }
-    }
-
-    fn diag(
-        &self,
-        span: Option<Range<usize>>,
-        key: &str,
-        message: impl Into<String>,
-    ) -> Diagnostic {
-        let (line, column) = match span {
-            Some(r) => {
-                let before = &self.text[..r.start.min(self.text.len())];
-                let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-                (self.line(&r), column)
-            }
-            None => (0, 0),
-        };
-        Diagnostic {
-            file: self.path.to_path_buf(),
-            line,
-            column,
-            key: key.to_string(),
-            message: message.into(),
-        }
-    }
-
-    fn line(&self, span: &Range<usize>) -> usize {
-        let starts = self.lines.get_or_init(|| {
-            self.text
-                .bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1)
-                .collect()
-        });
-        // Lines that start at or before the offset, plus the first.
-        starts.partition_point(|&s| s <= span.start) + 1
-    }
-
-    fn parse<T: for<'de> Deserialize<'de>>(&self, diags: &mut Diagnostics) -> Option<T> {
-        match toml::from_str::<T>(self.text) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                // serde names the key in "unknown field `x`" and "missing field `x`".
-                let msg = e.message();
-                let key = if msg.starts_with("unknown field") || msg.starts_with("missing field") {
-                    msg.split('`').nth(1).unwrap_or("").to_string()
-                } else {
-                    String::new()
-                };
-                let mut d = self.diag(e.span(), &key, e.message().trim().to_string());
-                if d.key.is_empty() {
-                    // A value of the wrong type: the key is the one its line assigns.
-                    d.key = key_at(self.text, d.line).unwrap_or_default();
-                }
-                diags.push(d);
-                None
-            }
-        }
-    }
-}
-
-/// The dotted key a TOML text assigns on 1-based line `line` (`layout.endian`), for
-/// problems the parser reports with a line but no key.
-pub(crate) fn key_at(text: &str, line: usize) -> Option<String> {
-    let mut table = String::new();
-    for (i, l) in text.lines().enumerate().take(line) {
-        let l = l.trim();
-        if let Some(t) = l.strip_prefix('[') {
-            table = t.trim_matches(|c| c == '[' || c == ']').trim().to_string();
-        } else if i + 1 == line {
-            let key = l.split_once('=')?.0.trim().trim_matches('"');
-            if key.is_empty() || key.starts_with('#') {
-                return None;
-            }
-            return Some(if table.is_empty() {
-                key.to_string()
-            } else {
-                format!("{table}.{key}")
-            });
-        }
-    }
-    None
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// A 32-bit number written as an integer or as a string (`"0x1A2B3C4D"`).
 enum Number {
     Int(i64),
     Text(String),
@@ -134,8 +41,15 @@ impl Number {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for Number {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        match node.get_ref() {
+            DeValue::String(s) => Some(Number::Text(s.to_string())),
+            _ => i64::read(node, key, cx).map(Number::Int),
+        }
+    }
+}
+
 struct RawLayout {
     pointer_size: Spanned<u8>,
     endian: Spanned<String>,
@@ -143,8 +57,27 @@ struct RawLayout {
     empty_base: bool,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for RawLayout {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let f = Fields::open(
+            node,
+            key,
+            &["pointer_size", "endian", "reuse_padding", "empty_base"],
+            cx,
+        )?;
+        let pointer_size = f.req("pointer_size", cx);
+        let endian = f.req("endian", cx);
+        let reuse_padding = f.req("reuse_padding", cx);
+        let empty_base = f.req("empty_base", cx);
+        Some(RawLayout {
+            pointer_size: pointer_size?,
+            endian: endian?,
+            reuse_padding: reuse_padding?,
+            empty_base: empty_base?,
+        })
+    }
+}
+
 struct RawGeneration {
     name: String,
     container: Spanned<String>,
@@ -152,16 +85,52 @@ struct RawGeneration {
     contents_version: String,
     layout: RawLayout,
     member_types: BTreeMap<Spanned<String>, Spanned<u8>>,
-    #[serde(default)]
-    member_flags: BTreeMap<String, u16>,
-    #[serde(default)]
+    member_flags: BTreeMap<Spanned<String>, u16>,
     packfile: Option<RawPackfile>,
-    #[serde(default)]
     tagfile: Option<RawTagfile>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for RawGeneration {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let f = Fields::open(
+            node,
+            key,
+            &[
+                "name",
+                "container",
+                "file_version",
+                "contents_version",
+                "layout",
+                "member_types",
+                "member_flags",
+                "packfile",
+                "tagfile",
+            ],
+            cx,
+        )?;
+        let name = f.req("name", cx);
+        let container = f.req("container", cx);
+        let file_version = f.req("file_version", cx);
+        let contents_version = f.req("contents_version", cx);
+        let layout = f.req("layout", cx);
+        let member_types = f.req("member_types", cx);
+        let member_flags = f.or_default("member_flags", cx);
+        let packfile = f.opt("packfile", cx);
+        let tagfile = f.opt("tagfile", cx);
+        Some(RawGeneration {
+            name: name?,
+            container: container?,
+            file_version: file_version?,
+            contents_version: contents_version?,
+            layout: layout?,
+            member_types: member_types?,
+            member_flags,
+            packfile,
+            tagfile,
+        })
+    }
+}
+
 struct RawTagfile {
     dedupe_strings: bool,
     templates_first: bool,
@@ -169,85 +138,228 @@ struct RawTagfile {
     subsection_tags: [String; 4],
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for RawTagfile {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let f = Fields::open(
+            node,
+            key,
+            &[
+                "dedupe_strings",
+                "templates_first",
+                "string_pad",
+                "subsection_tags",
+            ],
+            cx,
+        )?;
+        let dedupe_strings = f.req("dedupe_strings", cx);
+        let templates_first = f.req("templates_first", cx);
+        let string_pad = f.req("string_pad", cx);
+        let subsection_tags = f.req("subsection_tags", cx);
+        Some(RawTagfile {
+            dedupe_strings: dedupe_strings?,
+            templates_first: templates_first?,
+            string_pad: string_pad?,
+            subsection_tags: subsection_tags?,
+        })
+    }
+}
+
 struct RawPackfile {
     string_align: Option<u32>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for RawPackfile {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let f = Fields::open(node, key, &["string_align"], cx)?;
+        Some(RawPackfile {
+            string_align: f.opt("string_align", cx),
+        })
+    }
+}
+
 struct RawItem {
     name: String,
     value: i32,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for RawItem {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let f = Fields::open(node, key, &["name", "value"], cx)?;
+        let name = f.req("name", cx);
+        let value = f.req("value", cx);
+        Some(RawItem {
+            name: name?,
+            value: value?,
+        })
+    }
+}
+
 struct RawEnum {
     name: Spanned<String>,
-    #[serde(default)]
     flags: u32,
-    #[serde(default)]
     items: Vec<RawItem>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+impl FromToml for RawEnum {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let mut f = Fields::open(node, key, &["name", "flags", "items"], cx)?;
+        let name: Option<Spanned<String>> = f.req("name", cx);
+        if let Some(n) = &name {
+            f.rename(format!("enums.{}", n.get_ref()));
+        }
+        let flags = f.or_default("flags", cx);
+        let items = f.or_default("items", cx);
+        Some(RawEnum {
+            name: name?,
+            flags,
+            items,
+        })
+    }
+}
+
+/// Member flags as bits or as names from the generation's `member_flags`.
 enum RawFlags {
     Bits(u16),
     Names(Vec<String>),
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for RawFlags {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        match node.get_ref() {
+            DeValue::Array(_) => Vec::read(node, key, cx).map(RawFlags::Names),
+            _ => u16::read(node, key, cx).map(RawFlags::Bits),
+        }
+    }
+}
+
 struct RawMember {
     name: Spanned<String>,
-    #[serde(rename = "type")]
     ty: Spanned<String>,
     subtype: Option<Spanned<String>>,
     element: Option<Spanned<String>>,
     class: Option<String>,
-    #[serde(rename = "enum")]
     enum_ref: Option<String>,
-    #[serde(default)]
     array_size: u16,
     flags: Option<Spanned<RawFlags>>,
     offset: Option<u32>,
-    #[serde(default)]
     gap_before: u32,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for RawMember {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let mut f = Fields::open(
+            node,
+            key,
+            &[
+                "name",
+                "type",
+                "subtype",
+                "element",
+                "class",
+                "enum",
+                "array_size",
+                "flags",
+                "offset",
+                "gap_before",
+            ],
+            cx,
+        )?;
+        let name: Option<Spanned<String>> = f.req("name", cx);
+        if let Some(n) = &name {
+            // The key convert_class and validation use for this member's problems.
+            f.rename(format!("members.{}", n.get_ref()));
+        }
+        let ty = f.req("type", cx);
+        Some(RawMember {
+            subtype: f.opt("subtype", cx),
+            element: f.opt("element", cx),
+            class: f.opt("class", cx),
+            enum_ref: f.opt("enum", cx),
+            array_size: f.or_default("array_size", cx),
+            flags: f.opt("flags", cx),
+            offset: f.opt("offset", cx),
+            gap_before: f.or_default("gap_before", cx),
+            name: name?,
+            ty: ty?,
+        })
+    }
+}
+
 struct RawPinned {
     signature: Spanned<Number>,
     reason: Spanned<String>,
-    #[serde(default)]
     doubtful: Vec<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+impl FromToml for RawPinned {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let f = Fields::open(node, key, &["signature", "reason", "doubtful"], cx)?;
+        let signature = f.req("signature", cx);
+        let reason = f.req("reason", cx);
+        let doubtful = f.or_default("doubtful", cx);
+        Some(RawPinned {
+            signature: signature?,
+            reason: reason?,
+            doubtful,
+        })
+    }
+}
+
 struct RawClass {
     name: Spanned<String>,
     parent: Option<String>,
-    #[serde(default)]
     interfaces: u32,
-    #[serde(default)]
     version: u32,
-    #[serde(default)]
     flags: u32,
     signature: Option<Spanned<Number>>,
     hash: Option<Spanned<Number>>,
     size: Option<u32>,
     align: Option<u32>,
-    #[serde(default)]
     enums: Vec<RawEnum>,
-    #[serde(default)]
     members: Vec<RawMember>,
     pinned: Option<RawPinned>,
     note: Option<String>,
+}
+
+impl FromToml for RawClass {
+    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
+        let f = Fields::open(
+            node,
+            key,
+            &[
+                "name",
+                "parent",
+                "interfaces",
+                "version",
+                "flags",
+                "signature",
+                "hash",
+                "size",
+                "align",
+                "enums",
+                "members",
+                "pinned",
+                "note",
+            ],
+            cx,
+        )?;
+        let name = f.req("name", cx);
+        Some(RawClass {
+            parent: f.opt("parent", cx),
+            interfaces: f.or_default("interfaces", cx),
+            version: f.or_default("version", cx),
+            flags: f.or_default("flags", cx),
+            signature: f.opt("signature", cx),
+            hash: f.opt("hash", cx),
+            size: f.opt("size", cx),
+            align: f.opt("align", cx),
+            enums: f.or_default("enums", cx),
+            members: f.or_default("members", cx),
+            pinned: f.opt("pinned", cx),
+            note: f.opt("note", cx),
+            name: name?,
+        })
+    }
 }
 
 impl Generation {
@@ -276,8 +388,7 @@ impl Generation {
     pub fn parse(path: &Path, text: &str) -> Result<Generation, Diagnostics> {
         let mut diags = Diagnostics::default();
         let src = Source::new(path, text);
-        let g = src
-            .parse::<RawGeneration>(&mut diags)
+        let g = parse::<RawGeneration>(&src, &mut diags)
             .and_then(|raw| convert_generation(&src, raw, &mut diags));
         match g {
             Some(g) if diags.0.is_empty() => Ok(g),
@@ -298,7 +409,7 @@ impl Schema {
         let generation = match std::fs::read_to_string(&gen_path) {
             Ok(text) => {
                 let src = Source::new(&gen_path, &text);
-                src.parse::<RawGeneration>(&mut diags)
+                parse::<RawGeneration>(&src, &mut diags)
                     .and_then(|raw| convert_generation(&src, raw, &mut diags))
             }
             Err(e) => {
@@ -359,8 +470,7 @@ impl Schema {
     ) -> Result<Schema, Diagnostics> {
         let mut diags = Diagnostics::default();
         let src = Source::new(generation.0, generation.1);
-        let g = src
-            .parse::<RawGeneration>(&mut diags)
+        let g = parse::<RawGeneration>(&src, &mut diags)
             .and_then(|raw| convert_generation(&src, raw, &mut diags));
         Schema::finish(g, classes, diags)
     }
@@ -373,7 +483,7 @@ impl Schema {
         let mut classes = Vec::new();
         for (path, text) in texts {
             let src = Source::new(path, text);
-            if let Some(raw) = src.parse::<RawClass>(&mut diags) {
+            if let Some(raw) = parse::<RawClass>(&src, &mut diags) {
                 if let Some(c) = convert_class(&src, raw, generation.as_ref(), &mut diags) {
                     classes.push(c);
                 }
@@ -464,7 +574,11 @@ fn convert_generation(
             empty_base: raw.layout.empty_base,
         },
         member_types,
-        member_flags: raw.member_flags.into_iter().collect(),
+        member_flags: raw
+            .member_flags
+            .into_iter()
+            .map(|(k, v)| (k.into_inner(), v))
+            .collect(),
         packfile: super::PackfileRules {
             string_align: raw.packfile.and_then(|p| p.string_align).unwrap_or(2),
         },
@@ -659,15 +773,6 @@ fn convert_class(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_of_lines() {
-        let t = "name = \"x\"\nfile_version = \"seven\"\n\n[layout]\nendian = \"middle\"\n";
-        assert_eq!(key_at(t, 2).as_deref(), Some("file_version"));
-        assert_eq!(key_at(t, 5).as_deref(), Some("layout.endian"));
-        assert_eq!(key_at(t, 3), None);
-        assert_eq!(key_at(t, 4), None);
-    }
 
     #[test]
     fn a_value_of_the_wrong_type_names_its_key() {

@@ -18,6 +18,8 @@ pub mod plan;
 pub mod report;
 pub mod shape;
 pub mod signature;
+#[cfg(feature = "load")]
+mod spanned;
 mod validate;
 #[cfg(feature = "load")]
 mod write;

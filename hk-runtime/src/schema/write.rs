@@ -6,8 +6,12 @@ use std::path::Path;
 use super::{Class, Generation, Schema};
 use crate::error::Result;
 
+use toml_writer::ToTomlValue as _;
+
 fn q(s: &str) -> String {
-    toml::Value::String(s.to_string()).to_string()
+    toml_writer::TomlStringBuilder::new(s)
+        .as_default()
+        .to_toml_value()
 }
 
 impl Generation {

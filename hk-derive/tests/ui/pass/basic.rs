@@ -28,6 +28,6 @@ fn main() {
     let bytes = file.write().unwrap();
     let again = decode_file(&bytes).unwrap();
     assert_eq!(again.objects, file.objects);
-    assert_eq!(again.write().unwrap(), bytes);
+    assert_eq!(write_file(&again).unwrap(), bytes);
     assert!(traverse_file(&bytes).is_ok());
 }
