@@ -167,3 +167,32 @@ fn duplicate_class_across_files_and_missing_folder() {
     let d = errors(&dir);
     assert!(d.to_string().contains("Base2.toml"), "{d}");
 }
+
+#[test]
+fn every_problem_in_one_file_is_reported_with_its_line_column_and_key() {
+    let text = "name = \"Many\"\nversion = \"two\"\nsize = 70000000000\ncolour = 3\n\n\
+                [[members]]\nname = \"a\"\n\n[[members]]\nname = \"b\"\ntype = \"int32\"\n\
+                array_size = -1\n";
+    let d = errors(&folder("many-in-one", &[("Base.toml", BASE), ("Many.toml", text)]));
+    let found: Vec<(usize, usize, &str)> = d
+        .0
+        .iter()
+        .map(|e| (e.line, e.column, e.key.as_str()))
+        .collect();
+    let text = d.to_string();
+    for want in [
+        (2, 11, "version"),
+        (3, 8, "size"),
+        (4, 1, "colour"),
+        (6, 1, "members.a.type"),
+        (12, 14, "members.b.array_size"),
+    ] {
+        assert!(found.contains(&want), "no {want:?} in:\n{text}");
+    }
+    assert_eq!(d.0.len(), 5, "{text}");
+    assert!(text.contains("found the string \"two\""), "{text}");
+    assert!(text.contains("70000000000 does not fit a u32"), "{text}");
+    assert!(text.contains("unknown key `colour`"), "{text}");
+    assert!(text.contains("missing key `type`"), "{text}");
+    assert!(text.contains("-1 does not fit a u16"), "{text}");
+}
