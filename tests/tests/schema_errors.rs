@@ -173,12 +173,14 @@ fn every_problem_in_one_file_is_reported_with_its_line_column_and_key() {
     let text = "name = \"Many\"\nversion = \"two\"\nsize = 70000000000\ncolour = 3\n\n\
                 [[members]]\nname = \"a\"\n\n[[members]]\nname = \"b\"\ntype = \"int32\"\n\
                 array_size = -1\n";
-    let d = errors(&folder("many-in-one", &[("Base.toml", BASE), ("Many.toml", text)]));
-    let found: Vec<(usize, usize, &str)> = d
-        .0
-        .iter()
-        .map(|e| (e.line, e.column, e.key.as_str()))
-        .collect();
+    let d = errors(&folder(
+        "many-in-one",
+        &[("Base.toml", BASE), ("Many.toml", text)],
+    ));
+    let found: Vec<(usize, usize, &str)> =
+        d.0.iter()
+            .map(|e| (e.line, e.column, e.key.as_str()))
+            .collect();
     let text = d.to_string();
     for want in [
         (2, 11, "version"),
