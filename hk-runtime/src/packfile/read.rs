@@ -253,8 +253,14 @@ fn value(
         Op::CArray(n, elem) => {
             let mut items = Vec::with_capacity(usize::from(*n));
             for k in 0..u32::from(*n) {
-                r.enter(Seg::Index(k));
                 let o = off + k * elem.stride;
+                // A leaf element reads as `value` would read it, without entering its index
+                // (only errors name the path, and a leaf in its class's bytes has none).
+                if let Some(v) = leaf(&elem.op, body, o, e) {
+                    items.push(v);
+                    continue;
+                }
+                r.enter(Seg::Index(k));
                 items.push(value(plans, r, &elem.op, body, o, loc, depth + 1)?);
                 r.leave();
             }
