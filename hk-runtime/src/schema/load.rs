@@ -7,7 +7,7 @@ use toml::de::DeValue;
 use toml::Spanned;
 
 use super::diagnostic::{Diagnostic, Diagnostics};
-use super::spanned::{Cx, Fields, FromToml, Node, Source};
+use super::spanned::{raw_table, Cx, FromToml, Node, Source};
 use super::{Class, Container, Enum, EnumItem, Generation, Member, Origin, Pinned, Schema};
 use crate::rules::{Endian, LayoutRules};
 use crate::types::TypeKind;
@@ -50,170 +50,56 @@ impl FromToml for Number {
     }
 }
 
-struct RawLayout {
-    pointer_size: Spanned<u8>,
-    endian: Spanned<String>,
-    reuse_padding: bool,
-    empty_base: bool,
-}
-
-impl FromToml for RawLayout {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let f = Fields::open(
-            node,
-            key,
-            &["pointer_size", "endian", "reuse_padding", "empty_base"],
-            cx,
-        )?;
-        let pointer_size = f.req("pointer_size", cx);
-        let endian = f.req("endian", cx);
-        let reuse_padding = f.req("reuse_padding", cx);
-        let empty_base = f.req("empty_base", cx);
-        Some(RawLayout {
-            pointer_size: pointer_size?,
-            endian: endian?,
-            reuse_padding: reuse_padding?,
-            empty_base: empty_base?,
-        })
+raw_table! {
+    struct RawLayout {
+        req pointer_size: Spanned<u8>,
+        req endian: Spanned<String>,
+        req reuse_padding: bool,
+        req empty_base: bool,
     }
 }
 
-struct RawGeneration {
-    name: String,
-    container: Spanned<String>,
-    file_version: u32,
-    contents_version: String,
-    layout: RawLayout,
-    member_types: BTreeMap<Spanned<String>, Spanned<u8>>,
-    member_flags: BTreeMap<Spanned<String>, u16>,
-    packfile: Option<RawPackfile>,
-    tagfile: Option<RawTagfile>,
-}
-
-impl FromToml for RawGeneration {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let f = Fields::open(
-            node,
-            key,
-            &[
-                "name",
-                "container",
-                "file_version",
-                "contents_version",
-                "layout",
-                "member_types",
-                "member_flags",
-                "packfile",
-                "tagfile",
-            ],
-            cx,
-        )?;
-        let name = f.req("name", cx);
-        let container = f.req("container", cx);
-        let file_version = f.req("file_version", cx);
-        let contents_version = f.req("contents_version", cx);
-        let layout = f.req("layout", cx);
-        let member_types = f.req("member_types", cx);
-        let member_flags = f.or_default("member_flags", cx);
-        let packfile = f.opt("packfile", cx);
-        let tagfile = f.opt("tagfile", cx);
-        Some(RawGeneration {
-            name: name?,
-            container: container?,
-            file_version: file_version?,
-            contents_version: contents_version?,
-            layout: layout?,
-            member_types: member_types?,
-            member_flags,
-            packfile,
-            tagfile,
-        })
+raw_table! {
+    struct RawGeneration {
+        req name: String,
+        req container: Spanned<String>,
+        req file_version: u32,
+        req contents_version: String,
+        req layout: RawLayout,
+        req member_types: BTreeMap<Spanned<String>, Spanned<u8>>,
+        default member_flags: BTreeMap<Spanned<String>, u16>,
+        opt packfile: RawPackfile,
+        opt tagfile: RawTagfile,
     }
 }
 
-struct RawTagfile {
-    dedupe_strings: bool,
-    templates_first: bool,
-    string_pad: u8,
-    subsection_tags: [String; 4],
-}
-
-impl FromToml for RawTagfile {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let f = Fields::open(
-            node,
-            key,
-            &[
-                "dedupe_strings",
-                "templates_first",
-                "string_pad",
-                "subsection_tags",
-            ],
-            cx,
-        )?;
-        let dedupe_strings = f.req("dedupe_strings", cx);
-        let templates_first = f.req("templates_first", cx);
-        let string_pad = f.req("string_pad", cx);
-        let subsection_tags = f.req("subsection_tags", cx);
-        Some(RawTagfile {
-            dedupe_strings: dedupe_strings?,
-            templates_first: templates_first?,
-            string_pad: string_pad?,
-            subsection_tags: subsection_tags?,
-        })
+raw_table! {
+    struct RawTagfile {
+        req dedupe_strings: bool,
+        req templates_first: bool,
+        req string_pad: u8,
+        req subsection_tags: [String; 4],
     }
 }
 
-struct RawPackfile {
-    string_align: Option<u32>,
-}
-
-impl FromToml for RawPackfile {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let f = Fields::open(node, key, &["string_align"], cx)?;
-        Some(RawPackfile {
-            string_align: f.opt("string_align", cx),
-        })
+raw_table! {
+    struct RawPackfile {
+        opt string_align: u32,
     }
 }
 
-struct RawItem {
-    name: String,
-    value: i32,
-}
-
-impl FromToml for RawItem {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let f = Fields::open(node, key, &["name", "value"], cx)?;
-        let name = f.req("name", cx);
-        let value = f.req("value", cx);
-        Some(RawItem {
-            name: name?,
-            value: value?,
-        })
+raw_table! {
+    struct RawItem {
+        req name: String,
+        req value: i32,
     }
 }
 
-struct RawEnum {
-    name: Spanned<String>,
-    flags: u32,
-    items: Vec<RawItem>,
-}
-
-impl FromToml for RawEnum {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let mut f = Fields::open(node, key, &["name", "flags", "items"], cx)?;
-        let name: Option<Spanned<String>> = f.req("name", cx);
-        if let Some(n) = &name {
-            f.rename(format!("enums.{}", n.get_ref()));
-        }
-        let flags = f.or_default("flags", cx);
-        let items = f.or_default("items", cx);
-        Some(RawEnum {
-            name: name?,
-            flags,
-            items,
-        })
+raw_table! {
+    struct RawEnum named "enums" {
+        req name: Spanned<String>,
+        default flags: u32,
+        default items: Vec<RawItem>,
     }
 }
 
@@ -232,133 +118,45 @@ impl FromToml for RawFlags {
     }
 }
 
-struct RawMember {
-    name: Spanned<String>,
-    ty: Spanned<String>,
-    subtype: Option<Spanned<String>>,
-    element: Option<Spanned<String>>,
-    class: Option<String>,
-    enum_ref: Option<String>,
-    array_size: u16,
-    flags: Option<Spanned<RawFlags>>,
-    offset: Option<u32>,
-    gap_before: u32,
-}
-
-impl FromToml for RawMember {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let mut f = Fields::open(
-            node,
-            key,
-            &[
-                "name",
-                "type",
-                "subtype",
-                "element",
-                "class",
-                "enum",
-                "array_size",
-                "flags",
-                "offset",
-                "gap_before",
-            ],
-            cx,
-        )?;
-        let name: Option<Spanned<String>> = f.req("name", cx);
-        if let Some(n) = &name {
-            // The key convert_class and validation use for this member's problems.
-            f.rename(format!("members.{}", n.get_ref()));
-        }
-        let ty = f.req("type", cx);
-        Some(RawMember {
-            subtype: f.opt("subtype", cx),
-            element: f.opt("element", cx),
-            class: f.opt("class", cx),
-            enum_ref: f.opt("enum", cx),
-            array_size: f.or_default("array_size", cx),
-            flags: f.opt("flags", cx),
-            offset: f.opt("offset", cx),
-            gap_before: f.or_default("gap_before", cx),
-            name: name?,
-            ty: ty?,
-        })
+raw_table! {
+    // Keys named `members.NAME.key`, as convert_class and validation name them.
+    struct RawMember named "members" {
+        req name: Spanned<String>,
+        req ty = "type": Spanned<String>,
+        opt subtype: Spanned<String>,
+        opt element: Spanned<String>,
+        opt class: String,
+        opt enum_ref = "enum": String,
+        default array_size: u16,
+        opt flags: Spanned<RawFlags>,
+        opt offset: u32,
+        default gap_before: u32,
     }
 }
 
-struct RawPinned {
-    signature: Spanned<Number>,
-    reason: Spanned<String>,
-    doubtful: Vec<String>,
-}
-
-impl FromToml for RawPinned {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let f = Fields::open(node, key, &["signature", "reason", "doubtful"], cx)?;
-        let signature = f.req("signature", cx);
-        let reason = f.req("reason", cx);
-        let doubtful = f.or_default("doubtful", cx);
-        Some(RawPinned {
-            signature: signature?,
-            reason: reason?,
-            doubtful,
-        })
+raw_table! {
+    struct RawPinned {
+        req signature: Spanned<Number>,
+        req reason: Spanned<String>,
+        default doubtful: Vec<String>,
     }
 }
 
-struct RawClass {
-    name: Spanned<String>,
-    parent: Option<String>,
-    interfaces: u32,
-    version: u32,
-    flags: u32,
-    signature: Option<Spanned<Number>>,
-    hash: Option<Spanned<Number>>,
-    size: Option<u32>,
-    align: Option<u32>,
-    enums: Vec<RawEnum>,
-    members: Vec<RawMember>,
-    pinned: Option<RawPinned>,
-    note: Option<String>,
-}
-
-impl FromToml for RawClass {
-    fn read(node: &Node<'_>, key: &str, cx: &mut Cx<'_>) -> Option<Self> {
-        let f = Fields::open(
-            node,
-            key,
-            &[
-                "name",
-                "parent",
-                "interfaces",
-                "version",
-                "flags",
-                "signature",
-                "hash",
-                "size",
-                "align",
-                "enums",
-                "members",
-                "pinned",
-                "note",
-            ],
-            cx,
-        )?;
-        let name = f.req("name", cx);
-        Some(RawClass {
-            parent: f.opt("parent", cx),
-            interfaces: f.or_default("interfaces", cx),
-            version: f.or_default("version", cx),
-            flags: f.or_default("flags", cx),
-            signature: f.opt("signature", cx),
-            hash: f.opt("hash", cx),
-            size: f.opt("size", cx),
-            align: f.opt("align", cx),
-            enums: f.or_default("enums", cx),
-            members: f.or_default("members", cx),
-            pinned: f.opt("pinned", cx),
-            note: f.opt("note", cx),
-            name: name?,
-        })
+raw_table! {
+    struct RawClass {
+        req name: Spanned<String>,
+        opt parent: String,
+        default interfaces: u32,
+        default version: u32,
+        default flags: u32,
+        opt signature: Spanned<Number>,
+        opt hash: Spanned<Number>,
+        opt size: u32,
+        opt align: u32,
+        default enums: Vec<RawEnum>,
+        default members: Vec<RawMember>,
+        opt pinned: RawPinned,
+        opt note: String,
     }
 }
 

@@ -332,9 +332,20 @@ impl<'a, 'i> Fields<'a, 'i> {
         Some(fields)
     }
 
-    /// Names later keys under `prefix` instead (a member's keys under its name).
-    pub(super) fn rename(&mut self, prefix: String) {
-        self.prefix = prefix;
+    /// As [`Fields::open`], naming the table's keys under `list.NAME` (`members.radius`)
+    /// when it has a string `name`, the key validation uses for the same item.
+    pub(super) fn open_named(
+        node: &'a Node<'i>,
+        key: &str,
+        list: &str,
+        known: &[&str],
+        cx: &mut Cx<'_>,
+    ) -> Option<Self> {
+        let mut f = Fields::open(node, key, known, cx)?;
+        if let Some(DeValue::String(name)) = f.node("name").map(Spanned::get_ref) {
+            f.prefix = format!("{list}.{name}");
+        }
+        Some(f)
     }
 
     /// `k` under this table's prefix.
@@ -376,6 +387,57 @@ impl<'a, 'i> Fields<'a, 'i> {
         self.opt(k, cx).unwrap_or_default()
     }
 }
+
+/// Declares a raw shape read from one TOML table: its fields, each `req` (a missing key is
+/// reported), `opt` (an `Option`) or `default` (the type's default when absent), with the
+/// TOML key when it is not the field's name; `named "list"` names the table's keys under
+/// `list.NAME`. Every field is read, and every problem reported, before the shape is made.
+macro_rules! raw_table {
+    (@ty req $t:ty) => { $t };
+    (@ty opt $t:ty) => { Option<$t> };
+    (@ty default $t:ty) => { $t };
+    (@key $field:ident) => { stringify!($field) };
+    (@key $field:ident $key:literal) => { $key };
+    (@read req $f:ident $cx:ident $key:expr) => { $f.req($key, $cx) };
+    (@read opt $f:ident $cx:ident $key:expr) => { $f.opt($key, $cx) };
+    (@read default $f:ident $cx:ident $key:expr) => { $f.or_default($key, $cx) };
+    (@take req $v:ident) => { $v? };
+    (@take opt $v:ident) => { $v };
+    (@take default $v:ident) => { $v };
+    (@open $node:ident $key:ident $cx:ident $known:expr) => {
+        $crate::schema::spanned::Fields::open($node, $key, $known, $cx)
+    };
+    (@open $node:ident $key:ident $cx:ident $known:expr, $list:literal) => {
+        $crate::schema::spanned::Fields::open_named($node, $key, $list, $known, $cx)
+    };
+    (
+        $(#[$meta:meta])*
+        struct $name:ident $(named $list:literal)? {
+            $($mode:ident $field:ident $(= $tkey:literal)? : $t:ty,)*
+        }
+    ) => {
+        $(#[$meta])*
+        struct $name {
+            $($field: raw_table!(@ty $mode $t),)*
+        }
+
+        impl $crate::schema::spanned::FromToml for $name {
+            fn read(
+                node: &$crate::schema::spanned::Node<'_>,
+                key: &str,
+                cx: &mut $crate::schema::spanned::Cx<'_>,
+            ) -> Option<Self> {
+                let known = [$(raw_table!(@key $field $($tkey)?)),*];
+                let f = raw_table!(@open node key cx &known $(, $list)?)?;
+                $(let $field = raw_table!(@read $mode f cx raw_table!(@key $field $($tkey)?));)*
+                Some($name {
+                    $($field: raw_table!(@take $mode $field),)*
+                })
+            }
+        }
+    };
+}
+pub(super) use raw_table;
 
 #[cfg(test)]
 mod tests {
