@@ -4,6 +4,11 @@
 use super::section::Section;
 use crate::error::{Error, Result};
 
+/// ITEM flag of an object (a pointer target).
+pub const ITEM_OBJECT: u8 = 0x10;
+/// ITEM flag of an array body or a string.
+pub const ITEM_ARRAY: u8 = 0x20;
+
 /// One ITEM entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Item {
