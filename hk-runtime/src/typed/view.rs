@@ -566,28 +566,11 @@ impl Step {
     }
 }
 
-/// Sums the words of `bytes` read as `W` in byte order `e`: the tight loop every primitive
-/// column's traversal is (one byte-order match per array).
+/// The wrapping sum of the `width`-byte words of `bytes`: the tight loop every primitive
+/// column's traversal is.
 #[inline]
-fn fold_words<W: Scalar + Into<u64>>(bytes: &[u8], e: Endian) -> u64 {
-    match e {
-        Endian::Little => bytes
-            .chunks_exact(W::SIZE)
-            .fold(0u64, |a, c| a.wrapping_add(W::read_le(c).into())),
-        Endian::Big => bytes
-            .chunks_exact(W::SIZE)
-            .fold(0u64, |a, c| a.wrapping_add(W::read_be(c).into())),
-    }
-}
-
-/// [`fold_words`] for a word width known at run time (matched once).
 fn fold(bytes: &[u8], width: u32, e: Endian) -> u64 {
-    match width {
-        1 => fold_words::<u8>(bytes, e),
-        2 => fold_words::<u16>(bytes, e),
-        4 => fold_words::<u32>(bytes, e),
-        _ => fold_words::<u64>(bytes, e),
-    }
+    crate::bytes::sum_words(bytes, width as usize, e)
 }
 
 /// Reads every member of the value of `shape` in `raw` (structs and array elements
