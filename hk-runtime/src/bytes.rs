@@ -391,7 +391,7 @@ pub fn append_column<T: Scalar>(values: &[T], out: &mut Vec<u8>, e: Endian) {
 /// words is the sum, over the places, of the bytes in that place shifted by it (modulo
 /// 2^64, as a wrapping sum is). The bytes of each place are summed eight at a time, in
 /// 16-bit lanes of a `u64` (256 words of bytes of at most 255 fit a lane), which needs no
-/// byte swap in either order.
+/// byte swap in either order. Any other width sums to 0 (the caller's columns have none).
 pub fn sum_words(bytes: &[u8], width: usize, e: Endian) -> u64 {
     if !matches!(width, 1 | 2 | 4 | 8) {
         return 0;
