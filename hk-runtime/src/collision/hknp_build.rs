@@ -56,10 +56,12 @@ pub fn unhalf16(h: u16) -> f32 {
     f32::from_bits(u32::from(h) << 16)
 }
 
-/// Refuses half extents that are not positive finite numbers.
+/// Refuses half extents that are not positive finite numbers, or whose box's volume, mass
+/// or inertia ([`box_mass`]) is not a finite `f32` (the inertia, about `1000 × h⁵` for a
+/// cube of half extent `h`, overflows first: past about `h = 8.4e6`).
 ///
 /// # Errors
-/// Which axis is wrong, and its value.
+/// Which axis is wrong and its value, or the derived values.
 pub fn check_half_extents(half: Vec3) -> Result<()> {
     for (axis, h) in ["x", "y", "z"].iter().zip(half) {
         if !(h.is_finite() && h > 0.0) {
@@ -67,6 +69,15 @@ pub fn check_half_extents(half: Vec3) -> Result<()> {
                 "half extent {axis} is {h}: half extents must be positive finite numbers"
             )));
         }
+    }
+    let m = box_mass(half, CONVEX_RADIUS);
+    let derived = [m.volume, m.mass, m.inertia[0], m.inertia[1], m.inertia[2]];
+    if !derived.iter().chain(&m.edges).all(|x| x.is_finite()) {
+        let [x, y, z] = m.inertia;
+        return Err(Error::invalid_write(format!(
+            "the box's volume, mass and inertia must be finite numbers, and are volume {}, mass {}, inertia {x} {y} {z}: take smaller half extents",
+            m.volume, m.mass
+        )));
     }
     Ok(())
 }
@@ -395,4 +406,29 @@ pub fn add_compound(g: &mut Graph, slots: &[Option<Placed>]) -> Result<ObjectId>
     g.set(c, "boundingRadius", Value::Real(radius))?;
     g.set(c, "estimatedNumShapeKeys", Value::Int(leaves.len() as i64))?;
     Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_extents_whose_box_values_overflow_are_refused() {
+        for half in [[1e13; 3], [1e38; 3], [1.0, 1.0, 3e38], [9e6; 3]] {
+            let e = check_half_extents(half).unwrap_err().to_string();
+            assert!(
+                e.contains("must be finite") && e.contains("inf"),
+                "{half:?}: {e}"
+            );
+        }
+        for half in [[8e6; 3], [1e6, 2.0, 3.0], [1e-30; 3]] {
+            check_half_extents(half).unwrap();
+            let m = box_mass(half, CONVEX_RADIUS);
+            assert!(m
+                .inertia
+                .iter()
+                .chain(&[m.volume, m.mass])
+                .all(|x| x.is_finite()));
+        }
+    }
 }
