@@ -10,12 +10,14 @@ use hk_runtime::collision::hknp_build::{self, CONVEX_RADIUS};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::out::{outln, Out};
+use crate::outputs::Outputs;
 use crate::Status;
 
 /// The schema folder the cm writer uses.
 pub const SCHEMA: &str = "havok-2016";
 
-/// Parses `X,Y,Z` half extents: three positive finite numbers.
+/// Parses `X,Y,Z` half extents: three positive finite numbers whose box has a finite
+/// volume, mass and inertia.
 ///
 /// # Errors
 /// A usage error saying what is wrong.
@@ -40,12 +42,15 @@ pub fn parse_half_extents(text: &str) -> Result<[f32; 3]> {
 /// `hk cm box --half-extents X,Y,Z -o FILE`.
 ///
 /// # Errors
-/// Bad half extents, a schema without the hknp classes, or a file that cannot be written.
+/// Bad half extents, a schema without the hknp classes, or a file that cannot be written
+/// (a symbolic link is refused, [`crate::outputs`]).
 pub fn box_cmd(ctx: &Context, half: [f32; 3], out: &Path, o: &mut Out<'_>) -> Result<Status> {
     hknp_build::check_half_extents(half).map_err(|e| Error::usage(e.to_string()))?;
+    let outputs = Outputs::new();
+    outputs.check(out)?;
     let schema = ctx.schemas().load(SCHEMA)?;
     let bytes = hknp_build::box_file(schema, half)?;
-    std::fs::write(out, &bytes).map_err(|e| Error::io(out, e))?;
+    outputs.write(out, &bytes)?;
     let m = hknp_build::box_mass(half, CONVEX_RADIUS);
     outln!(
         o,

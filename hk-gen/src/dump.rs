@@ -9,6 +9,7 @@ use hk_runtime::dump;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::out::{outln, Out};
+use crate::outputs::Outputs;
 use crate::Status;
 
 /// Dump formats.
@@ -48,7 +49,8 @@ pub fn write_dump(
 /// Prints (or writes to `out`) the dump of the file at `path`.
 ///
 /// # Errors
-/// The file does not read, or `out` cannot be written.
+/// The file does not read, or `out` cannot be written (a symbolic link or the input is
+/// refused, [`crate::outputs`]).
 pub fn dump_file(
     ctx: &Context,
     path: &Path,
@@ -57,15 +59,20 @@ pub fn dump_file(
     lenient: bool,
     o: &mut Out<'_>,
 ) -> Result<Status> {
+    let outputs = Outputs::reading([path]);
+    if let Some(p) = out {
+        outputs.check(p)?;
+    }
     let doc = ctx.open(path, lenient)?;
     crate::info::warnings(path, &doc, o)?;
     match out {
         Some(p) => {
-            let mut f = std::fs::File::create(p).map_err(|e| Error::io(p, e))?;
+            let mut f = outputs.create(p)?;
             write_dump(&doc, format, &mut f).map_err(|e| match e {
                 Error::Output(e) => Error::io(p, e),
                 e => e,
             })?;
+            f.finish()?;
         }
         None => write_dump(&doc, format, o.results())?,
     }
@@ -90,7 +97,8 @@ pub fn read_dump(ctx: &Context, path: &Path) -> Result<dump::Built> {
 /// hk's namespace, else its generation's default.
 ///
 /// # Errors
-/// As [`read_dump`], the XML reader, what the writers refuse, or `out` cannot be written.
+/// As [`read_dump`], the XML reader, what the writers refuse, or `out` cannot be written
+/// (a symbolic link or the dump is refused, [`crate::outputs`]).
 pub fn build(
     ctx: &Context,
     dump_path: &Path,
@@ -98,6 +106,8 @@ pub fn build(
     layout: Option<hk_runtime::rules::LayoutRules>,
     o: &mut Out<'_>,
 ) -> Result<Status> {
+    let outputs = Outputs::reading([dump_path]);
+    outputs.check(out)?;
     let raw = std::fs::read(dump_path).map_err(|e| Error::io(dump_path, e))?;
     let (bytes, built) = if dump::xml::is_xml(&raw) {
         let text = String::from_utf8(raw).map_err(|e| Error::Dump {
@@ -116,7 +126,7 @@ pub fn build(
         let bytes = dump::write_built(&built).map_err(|e| Error::from(e.in_file(dump_path)))?;
         (bytes, built)
     };
-    std::fs::write(out, &bytes).map_err(|e| Error::io(out, e))?;
+    outputs.write(out, &bytes)?;
     outln!(
         o,
         "wrote {} ({} bytes, {} objects, schema {})",

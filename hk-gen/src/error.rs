@@ -132,6 +132,15 @@ pub enum Error {
     /// Arguments that do not go together, or name nothing.
     #[error("{0}")]
     Usage(String),
+    /// An output the command will not write: a symbolic link, or one of its own inputs
+    /// ([`crate::outputs`]).
+    #[error("{}: {reason}", path.display())]
+    Refused {
+        /// The output.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// A file's collision (bodies, shapes, MOPP code) that cannot be read or run.
     #[error("{}: {source}", path.display())]
     Collision {

@@ -37,10 +37,12 @@ pub mod generate;
 pub mod import;
 pub mod info;
 pub mod out;
+pub mod outputs;
 pub mod roundtrip;
 pub mod sample;
 pub mod schema;
 pub mod typed710;
+pub mod walk;
 
 pub use context::{Context, Options};
 pub use error::{Error, Result};

@@ -12,6 +12,8 @@ use rayon::prelude::*;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::out::{outln, warnln, Out};
+use crate::outputs::Outputs;
+use crate::walk::walk;
 use crate::Status;
 
 /// How `hk roundtrip` runs.
@@ -23,6 +25,8 @@ pub struct Options {
     pub lenient: bool,
     /// Draw a progress bar on stderr (the caller decides: only on a terminal).
     pub progress: bool,
+    /// Follow symbolic links found in folders ([`crate::walk`]).
+    pub follow_symlinks: bool,
 }
 
 /// The outcome for one file.
@@ -43,35 +47,6 @@ pub enum Outcome {
     Failed(Error),
     /// Found in a folder, but not a packfile or a tagfile of either kind (XML, other files).
     Skipped,
-}
-
-/// Every file under `paths`: files as given, folders searched recursively, sorted; the
-/// flag marks the files given by name (not found in a folder).
-pub fn collect(paths: &[PathBuf]) -> Vec<(PathBuf, bool)> {
-    let mut out = Vec::new();
-    for p in paths {
-        if !p.is_dir() {
-            out.push((p.clone(), true));
-            continue;
-        }
-        let mut stack = vec![p.clone()];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in rd.flatten() {
-                let q = e.path();
-                if q.is_dir() {
-                    stack.push(q);
-                } else {
-                    out.push((q, false));
-                }
-            }
-        }
-    }
-    out.sort();
-    out.dedup_by(|a, b| a.0 == b.0);
-    out
 }
 
 /// One file's round trip: the outcome, the bytes written, and what the read warns about
@@ -169,14 +144,21 @@ fn tagfile_part(tf: &TagFile, at: u64) -> String {
 /// failed, else [`Status::Failure`] when one differs.
 ///
 /// # Errors
-/// No Havok file found, `-o` with several files, or the output cannot be written.
+/// No Havok file found, a folder that cannot be searched, `-o` with several files, or the
+/// output cannot be written (a symbolic link or the input is refused, [`crate::outputs`]).
 pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) -> Result<Status> {
-    let files = collect(paths);
+    let walk = walk(paths, opts.follow_symlinks)?;
+    walk.warn(o)?;
+    let files = walk.files;
     if files.is_empty() {
         return Err(Error::usage("no files found"));
     }
     if opts.out.is_some() && files.len() != 1 {
         return Err(Error::usage("-o needs exactly one input file"));
+    }
+    let outputs = Outputs::reading(files.iter().map(|f| &f.0));
+    if let Some(out) = &opts.out {
+        outputs.check(out)?;
     }
     let bar = ProgressBar::new(files.len() as u64);
     if opts.progress {
@@ -238,7 +220,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             }
         }
         if let (Some(out), Some(b)) = (&opts.out, bytes) {
-            std::fs::write(out, b).map_err(|e| Error::io(out, e))?;
+            outputs.write(out, b)?;
         }
     }
     let total = results.len() - skipped;

@@ -44,6 +44,8 @@ pub struct Options {
     pub threads: Option<usize>,
     /// Print the results as JSON.
     pub json: bool,
+    /// Follow symbolic links found in folders ([`crate::walk`]).
+    pub follow_symlinks: bool,
 }
 
 impl Default for Options {
@@ -52,6 +54,7 @@ impl Default for Options {
             rounds: 3,
             threads: None,
             json: false,
+            follow_symlinks: false,
         }
     }
 }
@@ -218,7 +221,9 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     // Havok's) are listed as skipped.
     let mut inputs = Vec::new();
     let mut skipped = Vec::new();
-    for (f, _) in crate::roundtrip::collect(paths) {
+    let walk = crate::walk::walk(paths, opts.follow_symlinks)?;
+    walk.warn(o)?;
+    for (f, _) in walk.files {
         let bytes = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
         if file::detect(&bytes).is_some() {
             inputs.push(Input { path: f, bytes });

@@ -17,7 +17,8 @@ use rayon::prelude::*;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::out::{outln, Out};
-use crate::roundtrip::collect;
+use crate::outputs::Outputs;
+use crate::walk::walk;
 use crate::Status;
 
 /// The export formats.
@@ -52,6 +53,8 @@ pub struct ExportOptions {
     pub format: Format,
     /// Show a progress bar.
     pub progress: bool,
+    /// Follow symbolic links found in folders ([`crate::walk`]).
+    pub follow_symlinks: bool,
 }
 
 /// Reads the collision of the file at `path`.
@@ -79,15 +82,26 @@ struct Exported {
     written: obj::Written,
 }
 
+/// One file to export: the input, whether it was named (not found in a folder), and the
+/// output `rel` below the folder `root`.
+#[derive(Clone, Debug)]
+struct Job {
+    path: PathBuf,
+    named: bool,
+    root: PathBuf,
+    rel: PathBuf,
+}
+
 /// Exports one file; a file found in a folder that is not a Havok file, or holds no rigid
 /// body, is passed over (`None`).
 fn export_one(
     ctx: &Context,
-    path: &Path,
-    to: &Path,
-    named: bool,
+    job: &Job,
     format: Format,
+    outputs: &Outputs,
 ) -> Result<Option<Exported>> {
+    let (path, named) = (job.path.as_path(), job.named);
+    let to = &job.root.join(&job.rel);
     if !named {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         if hk_runtime::file::detect(&bytes).is_none() {
@@ -98,16 +112,15 @@ fn export_one(
     if !named && s.bodies.is_empty() {
         return Ok(None);
     }
-    if let Some(dir) = to.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
     let written = match format {
         Format::Obj => {
-            let f = std::fs::File::create(to).map_err(|e| Error::io(to, e))?;
+            let f = outputs.create_under(&job.root, &job.rel)?;
             let mut w = BufWriter::new(f);
             writeln!(w, "# hk export of {}", path.display()).map_err(|e| Error::io(to, e))?;
             let written = obj::write(&s, &mut w, 1).map_err(|e| Error::io(to, e))?;
-            w.flush().map_err(|e| Error::io(to, e))?;
+            w.into_inner()
+                .map_err(|e| Error::io(to, e.into_error()))?
+                .finish()?;
             written
         }
         Format::Gltf | Format::Glb => {
@@ -117,7 +130,7 @@ fn export_one(
                 gltf::Container::Json
             };
             let e = gltf::encode(&s, container).map_err(|m| Error::geometry(path, m))?;
-            std::fs::write(to, &e.bytes).map_err(|e| Error::io(to, e))?;
+            outputs.write_under(&job.root, &job.rel, &e.bytes)?;
             e.written
         }
     };
@@ -144,40 +157,56 @@ pub fn export(
     o: &mut Out<'_>,
 ) -> Result<Status> {
     let single = paths.len() == 1 && !paths[0].is_dir();
-    let mut jobs: Vec<(PathBuf, PathBuf, bool)> = Vec::new();
-    for p in paths {
-        let root = p.is_dir().then_some(p.as_path());
-        for (f, named) in collect(std::slice::from_ref(p)) {
-            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if !named && !matches!(ext, "hkx" | "hkt" | "hkw" | "bphsh") {
-                continue;
-            }
-            let to = if single {
-                opts.out.clone()
-            } else {
-                let mut rel = match root {
-                    Some(r) => f.strip_prefix(r).unwrap_or(&f).to_path_buf(),
-                    None => PathBuf::from(f.file_name().unwrap_or_default()),
-                };
-                // Several folders: each keeps its own name under OUT.
-                if let (Some(r), true) = (root, paths.len() > 1) {
-                    rel = PathBuf::from(r.file_name().unwrap_or_default()).join(rel);
-                }
-                opts.out.join(rel).with_extension(opts.format.extension())
-            };
-            jobs.push((f, to, named));
+    let walk = walk(paths, opts.follow_symlinks)?;
+    walk.warn(o)?;
+    let mut jobs: Vec<Job> = Vec::new();
+    for (f, named) in walk.files {
+        let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !named && !matches!(ext, "hkx" | "hkt" | "hkw" | "bphsh") {
+            continue;
         }
+        let (root, rel) = if single {
+            let out = &opts.out;
+            (
+                out.parent().unwrap_or(Path::new("")).to_path_buf(),
+                PathBuf::from(out.file_name().unwrap_or(out.as_os_str())),
+            )
+        } else {
+            let root = paths.iter().find(|p| p.is_dir() && f.starts_with(p));
+            let mut rel = match root {
+                Some(r) => f.strip_prefix(r).unwrap_or(&f).to_path_buf(),
+                None => PathBuf::from(f.file_name().unwrap_or_default()),
+            };
+            // Several folders: each keeps its own name under OUT.
+            if let (Some(r), true) = (root, paths.len() > 1) {
+                rel = PathBuf::from(r.file_name().unwrap_or_default()).join(rel);
+            }
+            (
+                opts.out.clone(),
+                rel.with_extension(opts.format.extension()),
+            )
+        };
+        jobs.push(Job {
+            path: f,
+            named,
+            root,
+            rel,
+        });
     }
     if jobs.is_empty() {
         return Err(Error::usage("no Havok files found"));
     }
-    let mut targets: Vec<&PathBuf> = jobs.iter().map(|(_, t, _)| t).collect();
+    let mut targets: Vec<PathBuf> = jobs.iter().map(|j| j.root.join(&j.rel)).collect();
     targets.sort();
     if let Some(w) = targets.windows(2).find(|w| w[0] == w[1]) {
         return Err(Error::usage(format!(
             "two inputs would both be written to {}",
             w[0].display()
         )));
+    }
+    let outputs = Outputs::reading(jobs.iter().map(|j| &j.path));
+    for j in &jobs {
+        outputs.check_under(&j.root, &j.rel)?;
     }
     let bar = ProgressBar::new(jobs.len() as u64);
     if opts.progress && !single {
@@ -190,17 +219,17 @@ pub fn export(
     }
     let results: Vec<(PathBuf, PathBuf, Result<Option<Exported>>)> = jobs
         .into_par_iter()
-        .map(|(f, to, named)| {
-            let r = export_one(ctx, &f, &to, named, opts.format);
+        .map(|job| {
+            let r = export_one(ctx, &job, opts.format, &outputs);
             bar.inc(1);
-            (f, to, r)
+            (job.root.join(&job.rel), job.path, r)
         })
         .collect();
     bar.finish_and_clear();
     let total = results.len();
     let (mut failed, mut passed) = (0, 0);
     let mut sum = obj::Written::default();
-    for (f, to, r) in results {
+    for (to, f, r) in results {
         match r {
             Ok(None) => passed += 1,
             Ok(Some(e)) => {
@@ -247,7 +276,8 @@ pub fn export(
 /// ([`render::render`]); prints what it drew.
 ///
 /// # Errors
-/// A file that does not read, holds no triangle, or a PNG that cannot be written.
+/// A file that does not read, holds no triangle, or a PNG that cannot be written (a
+/// symbolic link or the input is refused, [`crate::outputs`]).
 pub fn render_file(
     ctx: &Context,
     path: &Path,
@@ -255,6 +285,8 @@ pub fn render_file(
     opts: &render::RenderOptions,
     o: &mut Out<'_>,
 ) -> Result<Status> {
+    let outputs = Outputs::reading([path]);
+    outputs.check(out)?;
     let s = scene(ctx, path)?;
     let pixmap = render::render(&s, opts).map_err(|m| Error::geometry(path, m))?;
     let png = pixmap
@@ -263,7 +295,7 @@ pub fn render_file(
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    std::fs::write(out, &png).map_err(|e| Error::io(out, e))?;
+    outputs.write(out, &png)?;
     outln!(
         o,
         "{}: {} bodies, {} triangles drawn{} -> {} ({}x{}, {} bytes)",

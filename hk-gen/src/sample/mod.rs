@@ -22,6 +22,7 @@ use hk_runtime::Schema;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::out::{outln, Out};
+use crate::outputs::Outputs;
 use crate::Status;
 
 /// The samples hk can write: `(file name, schema folder, what it holds)`.
@@ -277,13 +278,17 @@ pub fn bytes(ctx: &Context, name: &str) -> Result<Vec<u8>> {
 /// `hk sample --out DIR`: writes every sample.
 ///
 /// # Errors
-/// A sample that cannot be built, or a file that cannot be written.
+/// A sample that cannot be built, or a file that cannot be written (a symbolic link in the
+/// folder is refused before anything is written, [`crate::outputs`]).
 pub fn run(ctx: &Context, out: &Path, o: &mut Out<'_>) -> Result<Status> {
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let outputs = Outputs::new();
+    for (name, _, _) in SAMPLES {
+        outputs.check_under(out, Path::new(name))?;
+    }
     for (name, folder, what) in SAMPLES {
         let b = bytes(ctx, name)?;
         let path = out.join(name);
-        std::fs::write(&path, &b).map_err(|e| Error::io(&path, e))?;
+        outputs.write_under(out, Path::new(name), &b)?;
         outln!(
             o,
             "{} ({} bytes, {folder}): {what}",
