@@ -273,11 +273,13 @@ pub fn export(
 }
 
 /// `hk render FILE -o OUT.png`: the file's collision drawn from a camera that frames it
-/// ([`render::render`]); prints what it drew.
+/// ([`render::render_strips`]), strip by strip into the PNG encoder, so the drawing's
+/// buffers stay within the memory limit of reading the file; prints what it drew.
 ///
 /// # Errors
-/// A file that does not read, holds no triangle, or a PNG that cannot be written (a
-/// symbolic link or the input is refused, [`crate::outputs`]).
+/// A file that does not read, holds no triangle, a picture whose strips do not fit the
+/// memory limit, or a PNG that cannot be written (a symbolic link or the input is refused,
+/// [`crate::outputs`]).
 pub fn render_file(
     ctx: &Context,
     path: &Path,
@@ -288,17 +290,51 @@ pub fn render_file(
     let outputs = Outputs::reading([path]);
     outputs.check(out)?;
     let s = scene(ctx, path)?;
-    let pixmap = render::render(&s, opts).map_err(|m| Error::geometry(path, m))?;
-    let png = pixmap
-        .encode_png()
-        .map_err(|e| Error::geometry(path, format!("encoding the PNG: {e}")))?;
+    let size = std::fs::metadata(path)
+        .map_err(|e| Error::io(path, e))?
+        .len();
+    let budget = ctx.limits().memory_for(size);
+    // Refused before the file is made.
+    render::strips(opts.width, opts.height, render::drawable(&s), budget)
+        .map_err(|m| Error::geometry(path, m))?;
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    outputs.write(out, &png)?;
+    let mut file = BufWriter::new(outputs.create(out)?);
+    let mut encoder = png::Encoder::new(&mut file, opts.width, opts.height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder
+        .write_header()
+        .map_err(|e| Error::io(out, e.into()))?;
+    let mut stream = writer
+        .stream_writer()
+        .map_err(|e| Error::io(out, e.into()))?;
+    let strips = render::render_strips(&s, opts, budget, &mut |strip| {
+        // PNG stores straight (not premultiplied) alpha.
+        for px in strip.data_mut().chunks_exact_mut(4) {
+            if let Some(p) = tiny_skia::PremultipliedColorU8::from_rgba(px[0], px[1], px[2], px[3])
+            {
+                let c = p.demultiply();
+                px.copy_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+            }
+        }
+        stream
+            .write_all(strip.data())
+            .map_err(|e| format!("writing the PNG: {e}"))
+    })
+    .map_err(|m| Error::geometry(path, m))?;
+    stream
+        .finish()
+        .and_then(|()| writer.finish())
+        .map_err(|e| Error::io(out, e.into()))?;
+    file.into_inner()
+        .map_err(|e| Error::io(out, e.into_error()))?
+        .finish()?;
+    let bytes = std::fs::metadata(out).map_or(0, |m| m.len());
     outln!(
         o,
-        "{}: {} bodies, {} triangles drawn{} -> {} ({}x{}, {} bytes)",
+        "{}: {} bodies, {} triangles drawn{} -> {} ({}x{}{}, {} bytes)",
         path.display(),
         s.bodies.len(),
         s.triangle_count(),
@@ -306,7 +342,12 @@ pub fn render_file(
         out.display(),
         opts.width,
         opts.height,
-        png.len()
+        if strips.count > 1 {
+            format!(" in {} strips", strips.count)
+        } else {
+            String::new()
+        },
+        bytes
     );
     Ok(Status::Success)
 }

@@ -8,6 +8,10 @@
 //! face normal against a fixed light, far triangles first (the painter's algorithm; the
 //! triangles' centres give the order). Wireframe: every edge, near edges brighter. Both are
 //! drawn at twice the size and halved, which smooths the edges without seams.
+//!
+//! The picture is drawn in horizontal strips, each handed on (to the PNG encoder) before
+//! the next is drawn, so a picture of any size takes the buffers of one strip: as many rows
+//! as [`STRIP_BYTES`] and the memory limit allow ([`strips`]).
 
 use hk_runtime::collision::{Scene, Vec3};
 use tiny_skia::{
@@ -121,49 +125,94 @@ struct Flat {
     rgb: [u8; 3],
 }
 
-/// Draws `scene`. Triangles with a vertex that is not finite are left out.
+/// The triangles of a scene laid out in the doubled picture, farthest first.
+struct Laid {
+    flats: Vec<Flat>,
+    near: f32,
+    far: f32,
+}
+
+/// What one output row takes while drawn: its two rows at twice the width, and itself.
+const ROW_BYTES_PER_PIXEL: u64 = 2 * 2 * 4 + 4;
+/// The PNG encoder's own state (deflate window, tables and buffers, two rows at most
+/// 4096 pixels wide), counted at an upper bound.
+pub const ENCODER_BYTES: u64 = 1 << 20;
+/// The most a strip takes when the budget allows more: taller strips save little.
+pub const STRIP_BYTES: u64 = 8 << 20;
+
+/// How a picture is drawn: in strips of `rows` output rows, within `bytes` of buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strips {
+    /// Output rows per strip (the last may have fewer).
+    pub rows: u32,
+    /// How many strips.
+    pub count: u32,
+    /// The buffers the drawing holds at once: the triangles, one strip at twice the size
+    /// and at its own size, and the PNG encoder.
+    pub bytes: u64,
+}
+
+/// The strips a `w` × `h` picture of `triangles` triangles is drawn in, within `budget`
+/// bytes.
 ///
 /// # Errors
-/// A scene without a triangle to draw, or a size out of range.
-pub fn render(scene: &Scene, opts: &RenderOptions) -> Result<Pixmap, String> {
-    let (w, h) = (opts.width, opts.height);
-    if w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE {
-        return Err(format!("size {w}x{h}: each side must be 1 to {MAX_SIDE}"));
+/// Not even one row fits the budget: the message names the size, what is needed and
+/// `--max-memory`.
+pub fn strips(w: u32, h: u32, triangles: usize, budget: u64) -> Result<Strips, String> {
+    let fixed =
+        (triangles as u64).saturating_mul(std::mem::size_of::<Flat>() as u64) + ENCODER_BYTES;
+    let per_row = ROW_BYTES_PER_PIXEL * u64::from(w);
+    let rows = budget.saturating_sub(fixed).min(STRIP_BYTES) / per_row;
+    if rows == 0 {
+        return Err(format!(
+            "size {w}x{h}: drawing {triangles} triangles needs at least {} bytes (the triangles, one row of the picture at twice the size, the PNG encoder), past the memory limit of {budget} bytes; raise it with --max-memory, or draw a smaller picture",
+            fixed + per_row
+        ));
     }
-    let cam = Camera::three_quarter();
-    let light = normalize([-0.45, 0.8, 0.35]).unwrap_or([0.0, 1.0, 0.0]);
-    // World triangles, their view coordinates, and the view box.
-    let mut tris: Vec<([Vec3; 3], Option<u32>)> = Vec::new();
+    let rows = rows.min(u64::from(h)) as u32;
+    Ok(Strips {
+        rows,
+        count: h.div_ceil(rows),
+        bytes: fixed + per_row * u64::from(rows),
+    })
+}
+
+/// The finite triangles of `scene` (world vertices and surface), mesh by mesh.
+fn each_triangle(scene: &Scene, mut f: impl FnMut([Vec3; 3], Option<u32>)) {
     for (body, mesh) in scene.meshes() {
         let world = body.world_vertices(mesh);
         for t in &mesh.triangles {
-            let Some(p) =
-                t.v.iter()
-                    .map(|&i| world.get(i as usize).copied())
-                    .collect::<Option<Vec<Vec3>>>()
-            else {
-                continue;
-            };
-            if p.iter().flatten().all(|c| c.is_finite()) {
-                tris.push(([p[0], p[1], p[2]], t.surface));
+            let p = t.v.map(|i| world.get(i as usize).copied());
+            if let [Some(a), Some(b), Some(c)] = p {
+                if [a, b, c].iter().flatten().all(|c| c.is_finite()) {
+                    f([a, b, c], t.surface);
+                }
             }
         }
     }
-    if tris.is_empty() {
-        return Err("no triangles to draw".to_string());
-    }
+}
+
+/// How many triangles of `scene` [`render`] draws.
+pub fn drawable(scene: &Scene) -> usize {
+    let mut n = 0;
+    each_triangle(scene, |_, _| n += 1);
+    n
+}
+
+/// Lays `scene` out in a doubled picture of `bw` × `bh` pixels.
+fn lay_out(scene: &Scene, cam: &Camera, bw: u32, bh: u32, n: usize) -> Laid {
+    let light = normalize([-0.45, 0.8, 0.35]).unwrap_or([0.0, 1.0, 0.0]);
     let (mut lo, mut hi) = ([f32::INFINITY; 2], [f32::NEG_INFINITY; 2]);
-    for (p, _) in &tris {
-        for &v in p {
+    each_triangle(scene, |p, _| {
+        for v in p {
             let q = cam.project(v);
             for i in 0..2 {
                 lo[i] = lo[i].min(q[i]);
                 hi[i] = hi[i].max(q[i]);
             }
         }
-    }
-    // Twice the size, then halved; a margin of 5% each side.
-    let (bw, bh) = (2 * w, 2 * h);
+    });
+    // A margin of 5% each side.
     let (ew, eh) = (hi[0] - lo[0], hi[1] - lo[1]);
     let fit = |side: u32, extent: f32| {
         let s = side as f32 * 0.9 / extent;
@@ -185,38 +234,48 @@ pub fn render(scene: &Scene, opts: &RenderOptions) -> Result<Pixmap, String> {
             bh as f32 / 2.0 - (q[1] - cy) * scale,
         ]
     };
-    let mut flats: Vec<Flat> = tris
-        .iter()
-        .map(|(p, surface)| {
-            let q = p.map(|v| cam.project(v));
-            let shade = normalize(cross(sub(p[1], p[0]), sub(p[2], p[0])))
-                .map_or(0.6, |n| 0.25 + 0.75 * dot(n, light).abs());
-            let rgb = surface_color(*surface).map(|c| (c * shade * 255.0).clamp(0.0, 255.0) as u8);
-            Flat {
-                at: q.map(to_px),
-                depth: (q[0][2] + q[1][2] + q[2][2]) / 3.0,
-                rgb,
-            }
-        })
-        .collect();
-    let mut big = Pixmap::new(bw, bh).ok_or_else(|| format!("cannot allocate {bw}x{bh}"))?;
-    let [r, g, b] = BACKGROUND;
-    big.fill(Color::from_rgba8(r, g, b, 255));
+    let mut flats = Vec::with_capacity(n);
+    each_triangle(scene, |p, surface| {
+        let q = p.map(|v| cam.project(v));
+        let shade = normalize(cross(sub(p[1], p[0]), sub(p[2], p[0])))
+            .map_or(0.6, |n| 0.25 + 0.75 * dot(n, light).abs());
+        let rgb = surface_color(surface).map(|c| (c * shade * 255.0).clamp(0.0, 255.0) as u8);
+        flats.push(Flat {
+            at: q.map(to_px),
+            depth: (q[0][2] + q[1][2] + q[2][2]) / 3.0,
+            rgb,
+        });
+    });
     // Farthest first.
     flats.sort_by(|a, b| b.depth.total_cmp(&a.depth));
     let (near, far) = (
         flats.last().map_or(0.0, |f| f.depth),
         flats.first().map_or(0.0, |f| f.depth),
     );
+    Laid { flats, near, far }
+}
+
+/// Draws the triangles of `laid` that reach the doubled rows `top..top + strip.height()`
+/// into `strip`.
+fn draw_strip(laid: &Laid, strip: &mut Pixmap, top: u32, wireframe: bool) {
+    let [r, g, b] = BACKGROUND;
+    strip.fill(Color::from_rgba8(r, g, b, 255));
+    // Edges are stroked 2 pixels wide, and anti-aliased: a margin of 2 rows each side.
+    let (lo, hi) = (top as f32 - 2.0, (top + strip.height()) as f32 + 2.0);
+    let shift = Transform::from_translate(0.0, -(top as f32));
     let mut paint = Paint {
-        anti_alias: opts.wireframe,
+        anti_alias: wireframe,
         ..Paint::default()
     };
     let stroke = Stroke {
         width: 2.0,
         ..Stroke::default()
     };
-    for f in &flats {
+    for f in &laid.flats {
+        let ys = f.at.map(|p| p[1]);
+        if ys.iter().all(|&y| y < lo) || ys.iter().all(|&y| y > hi) {
+            continue;
+        }
         let mut pb = PathBuilder::new();
         pb.move_to(f.at[0][0], f.at[0][1]);
         pb.line_to(f.at[1][0], f.at[1][1]);
@@ -224,39 +283,94 @@ pub fn render(scene: &Scene, opts: &RenderOptions) -> Result<Pixmap, String> {
         pb.close();
         // A triangle that covers no area (or a point) has no path; nothing to draw.
         let Some(path) = pb.finish() else { continue };
-        if opts.wireframe {
-            let t = if far > near {
-                (far - f.depth) / (far - near)
+        if wireframe {
+            let t = if laid.far > laid.near {
+                (laid.far - f.depth) / (laid.far - laid.near)
             } else {
                 1.0
             };
             let v = (90.0 + 165.0 * t) as u8;
             paint.set_color_rgba8(v, v, (v as f32 * 0.9 + 25.0) as u8, 255);
-            big.stroke_path(&path, &paint, &stroke, Transform::identity(), None);
+            strip.stroke_path(&path, &paint, &stroke, shift, None);
         } else {
             paint.set_color_rgba8(f.rgb[0], f.rgb[1], f.rgb[2], 255);
-            big.fill_path(
-                &path,
-                &paint,
-                FillRule::Winding,
-                Transform::identity(),
-                None,
-            );
+            strip.fill_path(&path, &paint, FillRule::Winding, shift, None);
         }
     }
-    let mut out = Pixmap::new(w, h).ok_or_else(|| format!("cannot allocate {w}x{h}"))?;
-    out.draw_pixmap(
-        0,
-        0,
-        big.as_ref(),
-        &PixmapPaint {
-            quality: FilterQuality::Bilinear,
-            ..PixmapPaint::default()
-        },
-        Transform::from_scale(0.5, 0.5),
-        None,
-    );
-    Ok(out)
+}
+
+/// Draws `scene` strip by strip, within `budget` bytes of buffers ([`strips`]), handing
+/// each strip of the picture (full width, top to bottom) to `sink`, which may use its
+/// pixels as it likes. Triangles with a
+/// vertex that is not finite are left out.
+///
+/// # Errors
+/// A scene without a triangle to draw, a size out of range, a budget too small for one
+/// row, or what `sink` returns.
+pub fn render_strips(
+    scene: &Scene,
+    opts: &RenderOptions,
+    budget: u64,
+    sink: &mut dyn FnMut(&mut Pixmap) -> Result<(), String>,
+) -> Result<Strips, String> {
+    let (w, h) = (opts.width, opts.height);
+    if w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE {
+        return Err(format!("size {w}x{h}: each side must be 1 to {MAX_SIDE}"));
+    }
+    let n = drawable(scene);
+    if n == 0 {
+        return Err("no triangles to draw".to_string());
+    }
+    let plan = strips(w, h, n, budget)?;
+    let laid = lay_out(scene, &Camera::three_quarter(), 2 * w, 2 * h, n);
+    let mut big = None;
+    let mut out = None;
+    for k in 0..plan.count {
+        let top = k * plan.rows;
+        let rows = plan.rows.min(h - top);
+        // The last strip may be shorter: its own buffers.
+        if out.as_ref().is_none_or(|p: &Pixmap| p.height() != rows) {
+            big = Pixmap::new(2 * w, 2 * rows);
+            out = Pixmap::new(w, rows);
+        }
+        let (Some(big), Some(out)) = (big.as_mut(), out.as_mut()) else {
+            return Err(format!("cannot allocate a strip of {w}x{rows}"));
+        };
+        draw_strip(&laid, big, 2 * top, opts.wireframe);
+        // Twice the size, halved: each output pixel is the mean of its four.
+        out.fill(Color::TRANSPARENT);
+        out.draw_pixmap(
+            0,
+            0,
+            big.as_ref(),
+            &PixmapPaint {
+                quality: FilterQuality::Bilinear,
+                ..PixmapPaint::default()
+            },
+            Transform::from_scale(0.5, 0.5),
+            None,
+        );
+        sink(out)?;
+    }
+    Ok(plan)
+}
+
+/// Draws `scene` as one picture in memory ([`render_strips`] with the buffers the strips
+/// need, and the picture).
+///
+/// # Errors
+/// A scene without a triangle to draw, or a size out of range.
+pub fn render(scene: &Scene, opts: &RenderOptions) -> Result<Pixmap, String> {
+    let (w, h) = (opts.width.min(MAX_SIDE), opts.height.min(MAX_SIDE));
+    let mut whole = Pixmap::new(w.max(1), h.max(1)).ok_or("cannot allocate the picture")?;
+    let mut at = 0;
+    render_strips(scene, opts, u64::MAX, &mut |strip| {
+        let data = strip.data();
+        whole.data_mut()[at..at + data.len()].copy_from_slice(data);
+        at += data.len();
+        Ok(())
+    })?;
+    Ok(whole)
 }
 
 #[cfg(test)]
