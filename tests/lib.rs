@@ -5,6 +5,7 @@
 //! corpus fails them.
 
 pub mod heap;
+pub mod hostile;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -14,7 +14,9 @@ pub mod read;
 pub mod view;
 pub mod write;
 
-use hk_runtime::schema::ArrayKind;
+use std::collections::hash_map::{Entry, HashMap};
+
+use hk_runtime::schema::{ArrayKind, Class};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -74,6 +76,9 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
             return None;
         }
     };
+    if !unique_types(cx, spec.path.span(), &closure) {
+        return None;
+    }
     let mut memo = PtrMemo::default();
     let mut models: Vec<Model<'_>> = Vec::new();
     let mut enums = Vec::new();
@@ -153,6 +158,50 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
 }
 
 /// `AnyObject` and its `AnyClass` impl.
+/// Whether every Rust type the module defines has its own name: two schema names that
+/// give one (`uiPair::Item` and `uiPair_Item` both give `UiPairItem`) are refused, naming
+/// both.
+fn unique_types(cx: &Ctxt, span: proc_macro2::Span, closure: &[&Class]) -> bool {
+    let mut seen: HashMap<String, String> = ["AnyObject", "AnyView", "__hk_shapes"]
+        .into_iter()
+        .map(|n| (n.to_string(), format!("the module's own `{n}`")))
+        .collect();
+    let mut ok = true;
+    for c in closure {
+        let mut types = vec![
+            (names::class_type(&c.name), format!("class `{}`", c.name)),
+            (
+                names::view_type(&c.name),
+                format!("the view of class `{}`", c.name),
+            ),
+        ];
+        for e in &c.enums {
+            types.push((
+                names::enum_type(&c.name, &e.name),
+                format!("enum `{}.{}`", c.name, e.name),
+            ));
+        }
+        for (ty, what) in types {
+            match seen.entry(ty.to_string()) {
+                Entry::Occupied(first) => {
+                    cx.error(
+                        span,
+                        format!(
+                            "{} and {what} both become the Rust type `{ty}`; rename one in the schema",
+                            first.get()
+                        ),
+                    );
+                    ok = false;
+                }
+                Entry::Vacant(v) => {
+                    v.insert(what);
+                }
+            }
+        }
+    }
+    ok
+}
+
 fn any_object(schema: &hk_runtime::Schema, models: &[Model<'_>]) -> TokenStream {
     let rt = quote!(::hk_runtime::typed);
     let tys: Vec<_> = models.iter().map(|m| &m.ty).collect();

@@ -12,10 +12,14 @@ use crate::error::{Error, Result};
 use crate::packfile::view::View;
 use crate::packfile::{Loc, Packfile};
 use crate::schema::layout::Layouts;
+use crate::schema::names::{self, NameKind};
 use crate::schema::{Class, Enum, EnumItem, Generation, Member, Schema};
 use crate::types::TypeKind;
 
 pub use super::header::REFLECTION_CLASSES;
+
+/// Where the header's contents-version field is.
+const CONTENTS_VERSION_AT: u64 = 0x28;
 
 /// Reads the class metadata in `pf`'s `__types__` section.
 ///
@@ -39,6 +43,10 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
     if class_objects.is_empty() {
         return Ok(None);
     }
+    // The contents version names the extracted generation.
+    let version = pf.header.contents_version();
+    names::check(NameKind::Sdk, &version)
+        .map_err(|m| Error::invalid(CONTENTS_VERSION_AT, m).in_("packfile header"))?;
     let mut x = Extractor::new(pf, reflection)?;
     for &at in &class_objects {
         x.index_class(at)?;
@@ -73,7 +81,7 @@ pub fn extract(pf: &Packfile<'_>, reflection: &Schema) -> Result<Option<Schema>>
     }
     let g = &reflection.generation;
     let generation = Generation {
-        name: format!("extracted-{}", pf.header.contents_version()),
+        name: format!("extracted-{version}"),
         container: crate::schema::Container::Packfile,
         file_version: pf.header.file_version,
         contents_version: pf.header.contents_version(),
@@ -151,7 +159,7 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
     fn index_class(&mut self, at: Loc) -> Result<()> {
         let v = self.view("hkClass", at)?;
         let name = v
-            .string("name")?
+            .name("name", NameKind::Class)?
             .ok_or_else(|| v.err("name", Error::invalid(0, "class without a name")))?;
         for e_at in v.elements("declaredEnums", self.enum_size)? {
             let e = self.read_enum(e_at).map_err(|e| e.in_(name.clone()))?;
@@ -202,14 +210,14 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
     fn read_enum(&mut self, at: Loc) -> Result<Enum> {
         let v = self.view("hkClassEnum", at)?;
         let mut e = Enum {
-            name: v.string("name")?.unwrap_or_default(),
+            name: v.name("name", NameKind::Enum)?.unwrap_or_default(),
             flags: v.int("flags")? as u32,
             items: Vec::new(),
         };
         for i_at in v.elements("items", self.item_size)? {
             let iv = self.view("hkClassEnumItem", i_at)?;
             e.items.push(EnumItem {
-                name: iv.string("name")?.unwrap_or_default(),
+                name: iv.name("name", NameKind::EnumItem)?.unwrap_or_default(),
                 value: iv.int("value")? as i32,
             });
         }
@@ -218,7 +226,7 @@ impl<'p, 's, 'a> Extractor<'p, 's, 'a> {
 
     fn member(&mut self, at: Loc, owner: &str) -> Result<Member> {
         let v = self.view("hkClassMember", at)?;
-        let name = v.string("name")?.unwrap_or_default();
+        let name = v.name("name", NameKind::Member)?.unwrap_or_default();
         let g = &self.reflection.generation;
         let kind = |field: &str| -> Result<TypeKind> {
             let n = v.int(field)? as u8;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use super::{Loc, Packfile};
 use crate::error::{Error, Result};
 use crate::schema::layout::{Layouts, MemberLayout};
+use crate::schema::names::{self, NameKind};
 use crate::schema::Member;
 use crate::types::TypeKind;
 
@@ -94,6 +95,21 @@ impl<'p, 's, 'a> View<'p, 's, 'a> {
                 .cstr(self.pf.abs(t))
                 .map(|s| Some(s.to_string()))
                 .map_err(|e| self.err(name, e)),
+        }
+    }
+
+    /// A C-string member that names something (a class, member, enum or item), refused
+    /// with the string's offset unless it is a `kind` name ([`names::check`]).
+    pub(crate) fn name(&self, field: &str, kind: NameKind) -> Result<Option<String>> {
+        let Some(s) = self.string(field)? else {
+            return Ok(None);
+        };
+        match names::check(kind, &s) {
+            Ok(()) => Ok(Some(s)),
+            Err(m) => {
+                let at = self.ptr(field)?.map_or(0, |p| self.pf.abs(p));
+                Err(self.err(field, Error::invalid(at, m)))
+            }
         }
     }
 

@@ -7,6 +7,7 @@ use toml::de::DeValue;
 use toml::Spanned;
 
 use super::diagnostic::{Diagnostic, Diagnostics};
+use super::names::{self, NameKind};
 use super::spanned::{raw_table, Cx, FromToml, Node, Source};
 use super::{Class, Container, Enum, EnumItem, Generation, Member, Origin, Pinned, Schema};
 use crate::rules::{Endian, LayoutRules};
@@ -61,10 +62,10 @@ raw_table! {
 
 raw_table! {
     struct RawGeneration {
-        req name: String,
+        req name: Spanned<String>,
         req container: Spanned<String>,
         req file_version: u32,
-        req contents_version: String,
+        req contents_version: Spanned<String>,
         req layout: RawLayout,
         req member_types: BTreeMap<Spanned<String>, Spanned<u8>>,
         default member_flags: BTreeMap<Spanned<String>, u16>,
@@ -90,7 +91,7 @@ raw_table! {
 
 raw_table! {
     struct RawItem {
-        req name: String,
+        req name: Spanned<String>,
         req value: i32,
     }
 }
@@ -307,6 +308,14 @@ fn convert_generation(
     diags: &mut Diagnostics,
 ) -> Option<Generation> {
     let before = diags.0.len();
+    for (kind, text, key) in [
+        (NameKind::Generation, &raw.name, "name"),
+        (NameKind::Version, &raw.contents_version, "contents_version"),
+    ] {
+        if let Err(message) = names::check(kind, text.get_ref()) {
+            diags.push(src.diag(Some(text.span()), key, message));
+        }
+    }
     let container = match raw.container.get_ref().as_str() {
         "packfile" => Container::Packfile,
         "tagfile" => Container::Tagfile,
@@ -360,11 +369,17 @@ fn convert_generation(
         }
     }
     member_types.sort_by_key(|(_, n)| *n);
+    for flag in raw.member_flags.keys() {
+        if let Err(message) = names::check(NameKind::Flag, flag.get_ref()) {
+            let key = format!("member_flags.{}", flag.get_ref().escape_debug());
+            diags.push(src.diag(Some(flag.span()), &key, message));
+        }
+    }
     let generation = Generation {
-        name: raw.name,
+        name: raw.name.into_inner(),
         container,
         file_version: raw.file_version,
-        contents_version: raw.contents_version,
+        contents_version: raw.contents_version.into_inner(),
         layout: LayoutRules {
             pointer_size: ps,
             endian,
@@ -422,6 +437,30 @@ fn parse_type(
     })
 }
 
+/// The class's, members', enums' and items' names checked against their rules
+/// ([`names::check`]), each refusal at the name's line and column.
+fn names_of(src: &Source<'_>, raw: &RawClass, diags: &mut Diagnostics) {
+    let mut check = |kind, name: &Spanned<String>, key: String| {
+        if let Err(m) = names::check(kind, name.get_ref()) {
+            diags.push(src.diag(Some(name.span()), &key, m));
+        }
+    };
+    check(NameKind::Class, &raw.name, "name".into());
+    for (i, m) in raw.members.iter().enumerate() {
+        check(NameKind::Member, &m.name, format!("members[{i}].name"));
+    }
+    for (i, e) in raw.enums.iter().enumerate() {
+        check(NameKind::Enum, &e.name, format!("enums[{i}].name"));
+        for (k, item) in e.items.iter().enumerate() {
+            check(
+                NameKind::EnumItem,
+                &item.name,
+                format!("enums[{i}].items[{k}].name"),
+            );
+        }
+    }
+}
+
 fn convert_class(
     src: &Source<'_>,
     raw: RawClass,
@@ -429,6 +468,7 @@ fn convert_class(
     diags: &mut Diagnostics,
 ) -> Option<Class> {
     let before = diags.0.len();
+    names_of(src, &raw, diags);
     let name = raw.name.get_ref().clone();
     let stem = src.path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     if stem != name {
@@ -540,7 +580,7 @@ fn convert_class(
                 .items
                 .into_iter()
                 .map(|i| EnumItem {
-                    name: i.name,
+                    name: i.name.into_inner(),
                     value: i.value,
                 })
                 .collect(),

@@ -14,6 +14,7 @@ pub mod infer;
 pub mod layout;
 #[cfg(feature = "load")]
 mod load;
+pub mod names;
 pub mod plan;
 pub mod report;
 pub mod shape;

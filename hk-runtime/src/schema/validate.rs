@@ -77,9 +77,10 @@ fn chains(schema: &Schema) -> Vec<Chain> {
     state
 }
 
-/// Cross-class checks: parents, member classes and enums exist, no duplicates, no cycles,
-/// no containment deeper than [`MAX_NESTING`].
+/// Cross-class checks: names follow their rules ([`super::names`]), parents, member classes
+/// and enums exist, no duplicates, no cycles, no containment deeper than [`MAX_NESTING`].
 pub(crate) fn validate(schema: &Schema, diags: &mut Diagnostics) {
+    super::names::validate(schema, diags);
     let chain = chains(schema);
     let mut names = HashSet::new();
     for (ci, c) in schema.classes().iter().enumerate() {

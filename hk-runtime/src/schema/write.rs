@@ -149,11 +149,22 @@ impl Class {
 impl Schema {
     /// Writes the schema as a folder: `generation.toml` and `classes/<Name>.toml`.
     ///
+    /// Every class name is checked as a file name first ([`super::names::file_name`]):
+    /// a schema with a name that would leave `classes/` writes nothing.
+    ///
     /// # Errors
-    /// A folder or file that cannot be written, naming it.
+    /// A class name that is not one, or a folder or file that cannot be written, naming it.
     pub fn to_folder(&self, dir: impl AsRef<Path>) -> Result<()> {
         let dir = dir.as_ref();
         let classes = dir.join("classes");
+        let names = self
+            .classes()
+            .iter()
+            .map(|c| {
+                super::names::file_name(&c.name, "toml")
+                    .map_err(|m| crate::error::Error::schema(m).in_file(dir))
+            })
+            .collect::<Result<Vec<String>>>()?;
         let at = |p: &Path| {
             let p = p.to_path_buf();
             move |e: std::io::Error| crate::error::Error::from(e).in_file(p)
@@ -161,10 +172,55 @@ impl Schema {
         std::fs::create_dir_all(&classes).map_err(at(&classes))?;
         let generation = dir.join("generation.toml");
         std::fs::write(&generation, self.generation.to_toml()).map_err(at(&generation))?;
-        for c in self.classes() {
-            let file = classes.join(format!("{}.toml", c.name));
+        for (c, name) in self.classes().iter().zip(names) {
+            let file = classes.join(name);
             std::fs::write(&file, c.to_toml(&self.generation)).map_err(at(&file))?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Class, Container, Generation, Schema};
+    use crate::rules::{Endian, LayoutRules};
+
+    fn schema(names: &[&str]) -> Schema {
+        let generation = Generation {
+            name: "g".into(),
+            container: Container::Tagfile,
+            file_version: 0,
+            contents_version: String::new(),
+            layout: LayoutRules {
+                pointer_size: 8,
+                endian: Endian::Little,
+                reuse_padding: false,
+                empty_base: true,
+            },
+            member_types: Vec::new(),
+            member_flags: Vec::new(),
+            packfile: Default::default(),
+            tagfile: None,
+        };
+        Schema::new(generation, names.iter().map(|n| Class::new(*n)).collect()).unwrap()
+    }
+
+    #[test]
+    fn a_class_name_that_is_no_file_name_writes_nothing() {
+        let dir = std::env::temp_dir().join(format!("hk-to-folder-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        // Names are checked when a schema is built; one changed afterwards is caught again
+        // before it names a file.
+        let mut s = schema(&["hkA", "hkB"]);
+        s.class_mut(1).name = "../../escaped".into();
+        let e = s.to_folder(dir.join("out")).unwrap_err();
+        assert!(
+            e.to_string().contains("class name \"../../escaped\""),
+            "{e}"
+        );
+        assert!(!dir.exists(), "{} written", dir.display());
+        schema(&["hkA", "hkB"]).to_folder(dir.join("out")).unwrap();
+        assert!(dir.join("out/classes/hkB.toml").is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

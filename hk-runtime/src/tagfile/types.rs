@@ -5,6 +5,7 @@ use super::section::Section;
 use super::varint;
 use crate::error::{Error, Result};
 use crate::limits::{Budget, Limits};
+use crate::schema::names::{self, NameKind};
 
 /// How deep records and tuples may nest inside each other in a type table (a table whose
 /// types nest deeper is refused before a schema is extracted from it).
@@ -143,9 +144,10 @@ impl Reader<'_, '_> {
     /// The string of `table` the next varint names, charged (three times: the schema
     /// extracted from the table and the graph's messages copy names again) before it is
     /// copied.
-    fn name(&mut self, table: &[String], what: &str) -> Result<String> {
+    fn name(&mut self, table: &[String], what: &str, kind: NameKind) -> Result<String> {
         let at = self.base + self.pos as u64;
         let s = &table[self.index(table.len(), what)? as usize];
+        names::check(kind, s).map_err(|m| Error::invalid(at, m).in_(self.tag))?;
         self.charge(3, s.len() as u64, at)?;
         Ok(s.clone())
     }
@@ -229,12 +231,12 @@ impl TypeTable {
         )?;
         let mut types = vec![TagType::default(); n.max(1)];
         for t in types.iter_mut().skip(1) {
-            t.name = r.name(&tstr, "type name")?;
+            t.name = r.name(&tstr, "type name", NameKind::TypeName)?;
             let at = r.base + r.pos as u64;
             let params = r.count()?;
             r.charge(params as u64, std::mem::size_of::<Param>() as u64 + 32, at)?;
             for _ in 0..params {
-                let name = r.name(&tstr, "parameter name")?;
+                let name = r.name(&tstr, "parameter name", NameKind::Member)?;
                 let value = if name.starts_with('t') {
                     r.index(n, "template type")?
                 } else {
@@ -296,7 +298,7 @@ impl TypeTable {
                 )?;
                 let mut members = Vec::with_capacity(count);
                 for _ in 0..count {
-                    let name = r.name(&fstr, "member name")?;
+                    let name = r.name(&fstr, "member name", NameKind::Member)?;
                     let flags = r.v()?;
                     let extra = if flags & 0x80 != 0 {
                         Some(r.v()?)

@@ -9,6 +9,7 @@ use foldhash::{HashSet, HashSetExt};
 
 use crate::error::{Error, Result};
 use crate::limits::Budget;
+use crate::schema::names::{self, NameKind};
 
 /// Bytes the reader keeps per remembered string (its table slot and its entry in the set
 /// of strings written out).
@@ -250,6 +251,26 @@ impl<'a> Input<'a> {
             Some(b) => String::from_utf8(b.to_vec())
                 .map_err(|_| Error::invalid(at, format!("{what} is not UTF-8"))),
         }
+    }
+
+    /// [`Input::name`], refused unless it is a `kind` name ([`names::check`]).
+    pub fn name_of(&mut self, kind: NameKind, what: &str) -> Result<String> {
+        let at = self.pos as u64;
+        let name = self.name(what)?;
+        names::check(kind, &name).map_err(|m| Error::invalid(at, format!("{what}: {m}")))?;
+        Ok(name)
+    }
+
+    /// A string that may be null (a member's class): UTF-8 and a `kind` name when present.
+    pub fn opt_name_of(&mut self, kind: NameKind, what: &str) -> Result<Option<String>> {
+        let at = self.pos as u64;
+        let Some(b) = self.string()? else {
+            return Ok(None);
+        };
+        let name = String::from_utf8(b.to_vec())
+            .map_err(|_| Error::invalid(at, format!("{what} is not UTF-8")))?;
+        names::check(kind, &name).map_err(|m| Error::invalid(at, format!("{what}: {m}")))?;
+        Ok(Some(name))
     }
 
     /// Strings in the table (the two preset ones included).

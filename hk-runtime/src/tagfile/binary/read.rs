@@ -26,6 +26,7 @@ use crate::graph::{Floats, Graph, ObjectId, Ptr, Value};
 use crate::limits::ReadOptions;
 use crate::limits::{Budget, Limits};
 use crate::packfile::reader::Violation;
+use crate::schema::names::NameKind;
 use crate::schema::{ClassId, Schema};
 
 /// A definition's members and its ancestors', root first: (definition, member) pairs.
@@ -154,7 +155,7 @@ fn header(input: &mut Input<'_>) -> Result<(VersionRules, Option<String>, Option
             .at(at)
         })?;
     let sdk = if rules.sdk_string {
-        Some(input.name("the SDK string")?)
+        Some(input.name_of(NameKind::Sdk, "the SDK string")?)
     } else {
         None
     };
@@ -226,7 +227,7 @@ impl Reader<'_> {
                 "a class defined after an object (Havok defines every class first)".into()
             })?;
         }
-        let name = self.input.name("a class name")?;
+        let name = self.input.name_of(NameKind::Class, "a class name")?;
         if self.by_name.contains_key(&name) {
             return Err(Error::invalid(at, format!("class {name} is defined twice")));
         }
@@ -284,7 +285,7 @@ impl Reader<'_> {
     }
 
     fn member(&mut self) -> Result<MemberDef> {
-        let name = self.input.name("a member name")?;
+        let name = self.input.name_of(NameKind::Member, "a member name")?;
         self.input
             .budget
             .charge(name.len() as u64, self.input.pos as u64)?;
@@ -312,17 +313,17 @@ impl Reader<'_> {
         };
         let class = if base.has_class() {
             let at = self.input.pos as u64;
-            match self.input.string().map_err(in_member)? {
+            let class = self
+                .input
+                .opt_name_of(NameKind::Class, "the member's class name");
+            match class.map_err(in_member)? {
                 None if base == Base::Struct => {
                     return Err(in_member(Error::invalid(
                         at,
                         "a struct member names no class",
                     )))
                 }
-                None => None,
-                Some(b) => Some(String::from_utf8(b.to_vec()).map_err(|_| {
-                    in_member(Error::invalid(at, "the member's class name is not UTF-8"))
-                })?),
+                c => c,
             }
         } else {
             None
