@@ -82,7 +82,9 @@ pub fn run(corpus: &std::path::Path, rounds: usize, minutes: Option<f64>, seed: 
             for _ in 0..per_input {
                 let bad = mutate_text(text, &mut next);
                 let (r, took, peak) = hk_tests::heap::measure(|| {
-                    std::panic::catch_unwind(|| xml::build_xml(&bad, &schemas, None).is_ok())
+                    std::panic::catch_unwind(|| {
+                        xml::build_xml(&bad, &schemas, None, &Default::default()).is_ok()
+                    })
                 });
                 tried += 1;
                 slowest = slowest.max(took);
