@@ -166,7 +166,12 @@ impl Context {
                 format: "XML",
                 message: format!("not UTF-8: {e}"),
             })?;
-            return Ok(hk_runtime::dump::xml::open_xml(text, &self.schemas, None)?);
+            return Ok(hk_runtime::dump::xml::open_xml(
+                text,
+                &self.schemas,
+                None,
+                &self.limits,
+            )?);
         }
         self.open_bytes(bytes, lenient)
     }

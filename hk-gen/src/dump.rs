@@ -114,7 +114,7 @@ pub fn build(
             format: "XML",
             message: format!("{}: not UTF-8: {e}", dump_path.display()),
         })?;
-        dump::xml::build_xml(&text, ctx.schemas(), layout)
+        dump::xml::build_xml(&text, ctx.schemas(), layout, ctx.limits())
             .map_err(|e| Error::from(e.in_file(dump_path)))?
     } else {
         if layout.is_some() {

@@ -17,7 +17,8 @@ fn schemas() -> Schemas {
 fn round_trip(data: &[u8], schemas: &Schemas) -> Result<(), String> {
     let doc = file::open(data, schemas, Default::default()).map_err(|e| e.to_string())?;
     let text = xml::to_xml(&doc).map_err(|e| format!("write: {e}"))?;
-    let (bytes, built) = xml::build_xml(&text, schemas, None).map_err(|e| format!("read: {e}"))?;
+    let (bytes, built) = xml::build_xml(&text, schemas, None, &Default::default())
+        .map_err(|e| format!("read: {e}"))?;
     if bytes != data {
         let at = bytes.iter().zip(data).position(|(a, b)| a != b);
         return Err(format!(
@@ -62,6 +63,111 @@ fn every_corpus_packfile_round_trips_through_xml() {
         files.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every Havok XML file of the corpus (the SDK's and the Skyrim behavior files, which use
+/// flags written as `A|B`) builds, and the XML hk writes for the result builds the same
+/// bytes.
+#[test]
+fn every_corpus_xml_file_builds_and_again_from_its_own_xml() {
+    let Some(corpus) = hk_tests::corpus("every_corpus_xml_file_builds_and_again_from_its_own_xml")
+    else {
+        return;
+    };
+    let schemas = schemas();
+    let mut n = 0;
+    for dir in ["packfile/havoklib-xml", "games/skyrim-se-xml"] {
+        let mut files: Vec<_> = std::fs::read_dir(corpus.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+            .collect();
+        files.sort();
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            let (bytes, built) = xml::build_xml(&text, &schemas, None, &Default::default())
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            let doc = file::open(&bytes, &schemas, Default::default()).unwrap();
+            assert_eq!(doc.graph.objects.len(), built.graph.objects.len());
+            let again = xml::to_xml(&doc).unwrap();
+            let (rebuilt, _) = xml::build_xml(&again, &schemas, None, &Default::default())
+                .unwrap_or_else(|e| panic!("{} again: {e}", f.display()));
+            assert!(
+                rebuilt == bytes,
+                "{}: its own XML builds other bytes",
+                f.display()
+            );
+            n += 1;
+        }
+    }
+    assert_eq!(n, 12, "Havok XML files in the corpus");
+}
+
+/// What only hk's namespace holds goes through XML and back to the same bytes: an export,
+/// an imported object, a pointer into an array element, a string that is not UTF-8, a
+/// non-finite float and a user tag (no corpus file has any of them).
+#[test]
+fn hk_namespace_facts_go_through_xml() {
+    use hk_runtime::graph::{Ptr, Value};
+    let Some(corpus) = hk_tests::corpus("hk_namespace_facts_go_through_xml") else {
+        return;
+    };
+    let data = hk_tests::read(&corpus.join("packfile/havoklib-2012_2/allosaur[4011].hkx"));
+    let (mut g, mut info) = hk_tests::graph_of(&data).unwrap();
+    info.exports.push((g.root, "allosaurRoot".into()));
+    info.user_tag = 7;
+    let ac = g.first("hkaAnimationContainer").unwrap();
+    let sk = g.first("hkaSkeleton").unwrap();
+    g.set(
+        ac,
+        "skeletons[0]",
+        Value::Pointer(Some(Ptr::Import("shared".into()))),
+    )
+    .unwrap();
+    let (path, _) = dump::resolve(g.schema(), g.objects[sk.0 as usize].class, "bones[1]").unwrap();
+    g.set(
+        ac,
+        "skeletons",
+        Value::Array(hk_runtime::graph::Array::Values(vec![
+            Value::Pointer(Some(Ptr::Import("shared".into()))),
+            Value::Pointer(Some(Ptr::Into {
+                object: sk,
+                path: path.into(),
+            })),
+        ])),
+    )
+    .unwrap();
+    g.set(sk, "bones[0].name", Value::Bytes(vec![0xFF, 0x41]))
+        .unwrap();
+    let Value::Floats(mut pose) = g.get(sk, "referencePose[0]").unwrap() else {
+        panic!("a transform")
+    };
+    pose.as_mut_slice()[0] = f32::from_bits(0x7FC0_0001);
+    pose.as_mut_slice()[5] = f32::NEG_INFINITY;
+    g.set(sk, "referencePose[0]", Value::Floats(pose)).unwrap();
+    let bytes = hk_runtime::packfile::write::write(&g, &info).unwrap();
+    let doc = Document {
+        graph: g,
+        origin: Origin::Packfile(info),
+        schema: file::open(&data, &schemas(), Default::default())
+            .unwrap()
+            .schema,
+        violations: Vec::new(),
+    };
+    let text = xml::to_xml(&doc).unwrap();
+    for needle in [
+        "hk:usertag=\"7\"",
+        "<hk:export",
+        "import:shared",
+        "@bones[1]",
+        "hk:bytes=\"ff41\"",
+        "f32:0x7FC00001",
+        "f32:0xFF800000",
+    ] {
+        assert!(text.contains(needle), "{needle} not in the XML");
+    }
+    let (rebuilt, _) = xml::build_xml(&text, &schemas(), None, &Default::default()).unwrap();
+    assert!(rebuilt == bytes, "XML → binary differs from the binary");
 }
 
 /// Differences between two dumps' objects: floats give their largest absolute difference
@@ -149,8 +255,9 @@ fn sdk_xml_files_build_into_the_sdk_binaries() {
         let Origin::Packfile(sdk_info) = &sdk.origin else {
             panic!("{name}: the SDK binary is not a packfile")
         };
-        let (bytes, built) = xml::build_xml(&text, &schemas, Some(sdk_info.layout))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (bytes, built) =
+            xml::build_xml(&text, &schemas, Some(sdk_info.layout), &Default::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         // A packfile of the XML's own version, which reads back strictly.
         let ours = file::open(&bytes, &schemas, Default::default()).unwrap();
         let Origin::Packfile(info) = &ours.origin else {
@@ -202,17 +309,13 @@ fn line_of(text: &str, at: usize) -> usize {
 }
 
 fn xml_error(text: &str) -> (usize, usize, String) {
-    let Err(e) = xml::from_xml(text, &schemas(), None) else {
+    let Err(e) = xml::from_xml(text, &schemas(), None, &Default::default()) else {
         panic!("bad XML accepted")
     };
-    match e.kind() {
-        hk_runtime::error::ErrorKind::Write(hk_runtime::error::WriteError::Xml {
-            line,
-            column,
-            message,
-        }) => (*line, *column, message.clone()),
-        other => panic!("not an XML error: {other:?} ({e})"),
-    }
+    let (line, column) = e
+        .line_column()
+        .unwrap_or_else(|| panic!("no line and column: {e}"));
+    (line, column, e.to_string())
 }
 
 #[test]
@@ -249,7 +352,7 @@ fn bad_xml_is_refused_with_line_and_column() {
     // A number that does not fit its member.
     let broken = text.replacen("-1 -1 1 2 3", "-1 -1 100000 2 3", 1);
     assert_ne!(broken, text);
-    match xml::from_xml(&broken, &schemas(), None) {
+    match xml::from_xml(&broken, &schemas(), None, &Default::default()) {
         Ok(_) => panic!("100000 accepted as an int16"),
         Err(e) => assert!(e.to_string().contains("parentIndices"), "{e}"),
     }
@@ -266,7 +369,7 @@ fn every_prefix_of_an_xml_file_is_refused_without_panic() {
     let end = text.trim_end().len();
     for cut in (0..end).filter(|c| text.is_char_boundary(*c)) {
         assert!(
-            xml::from_xml(&text[..cut], &schemas, None).is_err(),
+            xml::from_xml(&text[..cut], &schemas, None, &Default::default()).is_err(),
             "prefix of {cut} bytes accepted"
         );
     }

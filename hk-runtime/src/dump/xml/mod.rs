@@ -1,7 +1,9 @@
 //! Havok XML (`<hkpackfile>`), the text form the Havok SDK's own tools write
 //! (docs/havok-xml.md). It is another surface of the dump: writing goes from the dump's
-//! objects to XML, reading goes from XML to a dump and through the dump's checks, so an XML
-//! file is refused for exactly what a JSON dump would be refused for.
+//! objects to XML; reading runs the dump's reader over the XML text as over a JSON text,
+//! so an XML file is refused for exactly what a JSON dump would be refused for, and read
+//! within the same limits. Reading streams: the members go from the text straight into
+//! graph values, each charged to the read's memory budget as it is made.
 //!
 //! What Havok's XML has no place for (the layout, the class-name order, exports, capacity
 //! flags, object sections, header words, interior and imported pointers, strings that are
@@ -9,7 +11,15 @@
 //! XML and built back is the same bytes. A file without those reads with the defaults of
 //! its generation.
 
+mod de;
+mod defaults;
+mod events;
+mod leaf;
+mod meter;
 mod read;
+mod scan;
+mod value;
+mod walk;
 mod write;
 
 pub use read::{from_xml, is_xml};
@@ -22,6 +32,7 @@ use serde_json::Value as Json;
 use crate::dump::{Built, BuiltContainer};
 use crate::error::Result;
 use crate::file::Schemas;
+use crate::limits::Limits;
 use crate::rules::LayoutRules;
 use crate::schema::{Member, Schema};
 use crate::types::TypeKind;
@@ -93,31 +104,9 @@ fn enum_text(schema: &Schema, owner: &str, m: &Member, v: &Json) -> Option<Strin
     Some(names.join("|"))
 }
 
-/// The value of an enum or flags text (names, numbers, or names and numbers joined by `|`).
-fn enum_value(schema: &Schema, owner: &str, m: &Member, text: &str) -> Option<i64> {
-    let named = enum_of(schema, owner, m);
-    let mut total: i64 = 0;
-    for part in text.split('|') {
-        let part = part.trim();
-        let n = match named.and_then(|(e, _)| e.items.iter().find(|i| i.name == part)) {
-            Some(i) => i64::from(i.value),
-            None => parse_int(part)?,
-        };
-        total |= n;
-    }
-    Some(total)
-}
-
-/// A decimal or `0x` integer.
-fn parse_int(s: &str) -> Option<i64> {
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        return u64::from_str_radix(h, 16).ok().map(|u| u as i64);
-    }
-    s.parse().ok()
-}
-
 /// The packfile an XML text describes, laid out under `layout` (else the one the file
-/// names in hk's namespace, else its generation's default), and the document built.
+/// names in hk's namespace, else its generation's default), read within `limits`, and the
+/// document built.
 ///
 /// # Errors
 /// As [`from_xml`] and the packfile writer.
@@ -125,8 +114,9 @@ pub fn build_xml(
     text: &str,
     schemas: &Schemas,
     layout: Option<LayoutRules>,
+    limits: &Limits,
 ) -> Result<(Vec<u8>, Built)> {
-    let built = from_xml(text, schemas, layout)?;
+    let built = from_xml(text, schemas, layout, limits)?;
     let BuiltContainer::Packfile(info) = &built.container else {
         return Err(crate::error::Error::write(
             crate::error::WriteError::Invalid("XML builds packfiles".into()),
@@ -136,13 +126,18 @@ pub fn build_xml(
     Ok((bytes, built))
 }
 
-/// An XML text read as a document, as if it were the packfile it describes (what `hk
-/// info`, `hk diff`, `hk dump` and `hk convert` read XML as).
+/// An XML text read as a document within `limits`, as if it were the packfile it
+/// describes (what `hk info`, `hk diff`, `hk dump` and `hk convert` read XML as).
 ///
 /// # Errors
 /// As [`from_xml`].
-pub fn open_xml(text: &str, schemas: &Schemas, layout: Option<LayoutRules>) -> Result<Document> {
-    let built = from_xml(text, schemas, layout)?;
+pub fn open_xml(
+    text: &str,
+    schemas: &Schemas,
+    layout: Option<LayoutRules>,
+    limits: &Limits,
+) -> Result<Document> {
+    let built = from_xml(text, schemas, layout, limits)?;
     let BuiltContainer::Packfile(info) = built.container else {
         return Err(crate::error::Error::write(
             crate::error::WriteError::Invalid("XML builds packfiles".into()),
