@@ -129,7 +129,8 @@ pub struct Outcome {
 /// round trip on the profile's samples (and corpus folders, when `corpus` is given).
 ///
 /// # Errors
-/// A schema that does not load, a crate that cannot be written, or cargo not found.
+/// A profile field that breaks its rule (its name becomes a folder under `out`), a schema
+/// that does not load, a crate that cannot be written, or cargo not found.
 pub fn all(
     profiles: Vec<Profile>,
     ctx: &Context,
@@ -140,7 +141,6 @@ pub fn all(
     let target = out.join("target");
     let mut outcomes = Vec::new();
     for profile in profiles {
-        // The name becomes a folder under `out`.
         profile.checked()?;
         if !ctx.has_generation(&profile.generation) {
             outcomes.push(Outcome {
