@@ -235,9 +235,21 @@ fn binary_tagfile(doc: &Document, o: &mut Out<'_>) -> Result<()> {
         outln!(o, "  predicates: max {}, listed {:?}", p.max, p.verified);
     }
     let g = &doc.graph;
+    // Objects per class, counted in one pass (not a scan of the objects per class).
+    let mut per_class = vec![0usize; g.schema().classes().len()];
+    for obj in &g.objects {
+        if let Some(n) = per_class.get_mut(obj.class.0 as usize) {
+            *n += 1;
+        }
+    }
     outln!(o, "  classes (version, parent, members, objects):");
     for (i, c) in f.classes.iter().enumerate() {
-        let objects = g.find(&c.name).count();
+        let objects = g
+            .schema()
+            .class_id(&c.name)
+            .and_then(|id| per_class.get(id.0 as usize))
+            .copied()
+            .unwrap_or(0);
         let parent = match c.parent {
             0 => "-",
             p => f.classes[p as usize - 1].name.as_str(),

@@ -1,13 +1,24 @@
 //! The binary tagfile mode of the fuzz example: seeded mutations of the 11 corpus binary
 //! tagfiles (docs/binary-tagfile-format.md), read strictly and leniently, written back,
-//! and opened through `file::open`. Besides byte corruptions the stream, having no offsets,
-//! takes insertions, deletions and truncations. What a lenient read accepts must write
-//! back in a form a strict read accepts; a breach is reported like a panic, and so is an
-//! input whose peak heap passes 16 times its size plus 64 MiB.
+//! and opened through `file::open`. Two kinds of mutation: `bytes` corrupts, inserts or
+//! deletes a few bytes or cuts the stream (which has no offsets to break, so shifting it
+//! is structural too); `structure` (`binary/structure.rs`) walks the stream and changes
+//! what its records say, or adds records that stress one rule. What a lenient read accepts
+//! must write back in a form a strict read accepts; a breach is reported like a panic, and
+//! so is a read (or write) whose peak heap passes 16 times its input plus 64 MiB, or an
+//! input that takes longer than [`SLOW`].
+
+#[allow(dead_code)]
+#[path = "../../tests/binary_tagfile/walk.rs"]
+mod walk;
+
+mod rewrite;
+mod structure;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use hk_runtime::error::{ErrorKind, ReadError};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::packfile::read::ReadOptions;
 use hk_runtime::tagfile::binary;
@@ -15,6 +26,9 @@ use hk_tests::heap::measure;
 
 /// Corpus folders holding binary tagfiles.
 const DIRS: [&str; 2] = ["games/ffxiv-and-xat-tests", "games/project-anarchy-sample"];
+
+/// An input that takes longer than this (all its reads and writes) fails the run.
+const SLOW: Duration = Duration::from_secs(10);
 
 fn inputs(corpus: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
@@ -34,7 +48,8 @@ fn inputs(corpus: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out
 }
 
-/// One mutation of `data`: bytes overwritten, bytes inserted or removed, or a cut.
+/// One byte-level mutation of `data`: bytes overwritten, bytes inserted or removed, or a
+/// cut.
 fn mutate(data: &[u8], next: &mut impl FnMut() -> u64) -> Vec<u8> {
     let mut b = data.to_vec();
     let at = |n: u64, len: usize| (n % (len as u64 + 1)) as usize;
@@ -57,96 +72,220 @@ fn mutate(data: &[u8], next: &mut impl FnMut() -> u64) -> Vec<u8> {
     b
 }
 
-/// Runs `rounds` mutations per file, or mutations until `minutes` pass when given;
-/// prints the executions and any panic, breach or input over the heap bound; `false` when
-/// there was one.
-pub fn run(rounds: usize, minutes: Option<f64>, seed: u64) -> bool {
+/// The heap one step of an input may take: 16 times the bytes it reads plus 64 MiB.
+fn bound(input: usize) -> usize {
+    16 * input + (64 << 20)
+}
+
+/// What exercising one input found.
+#[derive(Default)]
+struct Outcome {
+    /// A strict or lenient read accepted it.
+    read: bool,
+    breach: Option<String>,
+    /// What a read accepted was written back, and the strict read of that met a read limit
+    /// (its budget follows its own size, and values it states cost what zero values
+    /// filled in did not).
+    limited: bool,
+    /// The largest share of its bound one step's peak heap took, and that peak.
+    ratio: f64,
+    peak: usize,
+}
+
+impl Outcome {
+    /// Runs one step that reads (or writes) `input` bytes, measuring its peak heap.
+    fn step<T>(&mut self, input: usize, f: impl FnOnce() -> T) -> T {
+        let (out, _, peak) = measure(f);
+        let ratio = peak as f64 / bound(input) as f64;
+        if ratio > self.ratio {
+            self.ratio = ratio;
+        }
+        self.peak = self.peak.max(peak);
+        out
+    }
+}
+
+/// Reads `bad` strictly and leniently (each written back and read again strictly), then
+/// through the front door (with a schema cache of its own), its writer and the dump.
+fn exercise(bad: &[u8], catalog: &hk_runtime::schema::catalog::Catalog) -> Outcome {
+    let mut o = Outcome::default();
+    for opts in [ReadOptions::strict(), ReadOptions::lenient()] {
+        let Ok(r) = o.step(bad.len(), || binary::read(bad, opts)) else {
+            continue;
+        };
+        o.read = true;
+        let written = o.step(bad.len(), || binary::write(&r.graph, &r.file));
+        drop(r);
+        match written {
+            Ok(out) => {
+                let again = o.step(out.len(), || {
+                    binary::read(&out, ReadOptions::strict()).err()
+                });
+                match again.as_ref().map(hk_runtime::Error::kind) {
+                    None => {}
+                    Some(ErrorKind::Read(ReadError::Limit { .. })) => o.limited = true,
+                    Some(_) => {
+                        let e = again.expect("an error");
+                        o.breach = Some(format!("written back, then refused: {e}"));
+                    }
+                }
+            }
+            Err(e) => o.breach = Some(format!("read, then not written: {e}")),
+        }
+    }
+    // The front door: detection, the file's own class definitions, the default limits, the
+    // writer and the streamed dump.
+    let schemas = Schemas::new(catalog.clone());
+    if let Ok(doc) = o.step(bad.len(), || {
+        file::open(bad, &schemas, ReadOptions::default())
+    }) {
+        o.step(bad.len(), || {
+            let _ = file::write(&doc);
+            let _ = hk_runtime::dump::write_json(&doc, std::io::sink());
+        });
+    }
+    o
+}
+
+/// The run's counts.
+#[derive(Default)]
+struct Tally {
+    tried: u64,
+    accepted: u64,
+    panics: u64,
+    breaches: u64,
+    limited: u64,
+    over_memory: u64,
+    slow: u64,
+    /// Largest peak heap of one step.
+    worst_peak: usize,
+    /// Largest share of its bound one step's peak took: the ratio, the file, the mutation.
+    worst_ratio: (f64, String),
+    slowest: (Duration, String),
+}
+
+/// Runs `rounds` mutations per file and mode, or mutations until `minutes` pass when given
+/// (files taken round-robin); prints the counts and any panic, breach, slow input or input
+/// over the heap bound; `false` when there was one.
+pub fn run(rounds: usize, minutes: Option<f64>, seed: u64, bytes: bool, structured: bool) -> bool {
     let Some(corpus) = hk_tests::corpus("fuzz binary-tagfiles") else {
         return true;
     };
     let files = inputs(&corpus);
-    let schemas = Schemas::from_dir(&hk_tests::schemas()).expect("schema folders");
+    let catalog = Schemas::from_dir(&hk_tests::schemas())
+        .expect("schema folders")
+        .catalog()
+        .clone();
     let mut next = hk_tests::xorshift(seed);
     let started = Instant::now();
     let deadline = minutes.map(|m| Duration::from_secs_f64(m * 60.0));
-    let (mut execs, mut read_ok, mut panics, mut breaches) = (0u64, 0u64, 0u64, 0u64);
-    let (mut over_memory, mut worst_peak, mut slowest) = (0u64, 0usize, Duration::ZERO);
+    let modes: Vec<bool> = [(bytes, false), (structured, true)]
+        .into_iter()
+        .filter_map(|(on, s)| on.then_some(s))
+        .collect();
+    let mut t = Tally::default();
     let mut round = 0;
     'outer: loop {
         if deadline.is_none() && round >= rounds {
             break;
         }
         for (f, data) in &files {
-            if deadline.is_some_and(|d| started.elapsed() >= d) {
-                break 'outer;
-            }
-            let bad = mutate(data, &mut next);
-            execs += 1;
-            let (r, took, peak) = measure(|| {
-                std::panic::catch_unwind(|| {
-                    let mut ok = false;
-                    let mut breach = None;
-                    for opts in [ReadOptions::strict(), ReadOptions::lenient()] {
-                        if let Ok(r) = binary::read(&bad, opts) {
-                            ok = true;
-                            match binary::write(&r.graph, &r.file) {
-                                Ok(out) => {
-                                    if let Err(e) = binary::read(&out, ReadOptions::strict()) {
-                                        breach = Some(format!("written back, then refused: {e}"));
-                                    }
-                                }
-                                Err(e) => breach = Some(format!("read, then not written: {e}")),
-                            }
-                        }
-                    }
-                    // The front door: detection, the file's own class definitions, the default
-                    // limits, the writer and the streamed dump.
-                    if let Ok(doc) = file::open(&bad, &schemas, ReadOptions::default()) {
-                        let _ = file::write(&doc);
-                        let _ = hk_runtime::dump::write_json(&doc, std::io::sink());
-                    }
-                    (ok, breach)
-                })
-            });
-            slowest = slowest.max(took);
-            worst_peak = worst_peak.max(peak);
-            if peak > 16 * bad.len() + (64 << 20) {
-                over_memory += 1;
-                save(f, &bad, &format!("hk-fuzz-memory-bt-{execs}.hkt"), "MEMORY");
-            }
-            match r {
-                Ok((ok, breach)) => {
-                    read_ok += u64::from(ok);
-                    if let Some(why) = breach {
-                        breaches += 1;
-                        save(f, &bad, &format!("hk-fuzz-breach-bt-{execs}.hkt"), &why);
-                    }
+            for &structure in &modes {
+                if deadline.is_some_and(|d| started.elapsed() >= d) {
+                    break 'outer;
                 }
-                Err(_) => {
-                    panics += 1;
-                    save(f, &bad, &format!("hk-fuzz-crash-bt-{execs}.hkt"), "PANIC");
+                let (bad, what) = if structure {
+                    structure::mutate(data, &mut structure::Rng(&mut next))
+                } else {
+                    (mutate(data, &mut next), "bytes".to_string())
+                };
+                t.tried += 1;
+                let name = f.file_name().unwrap_or_default().to_string_lossy();
+                let label = format!("{what} of {name} ({} bytes)", bad.len());
+                let began = Instant::now();
+                let r = std::panic::catch_unwind(|| exercise(&bad, &catalog));
+                let took = began.elapsed();
+                if took > t.slowest.0 {
+                    t.slowest = (took, label.clone());
+                }
+                if took > SLOW {
+                    t.slow += 1;
+                    save(
+                        &bad,
+                        &format!("hk-fuzz-slow-bt-{}.hkt", t.tried),
+                        "SLOW",
+                        &label,
+                    );
+                }
+                let Ok(o) = r else {
+                    t.panics += 1;
+                    save(
+                        &bad,
+                        &format!("hk-fuzz-crash-bt-{}.hkt", t.tried),
+                        "PANIC",
+                        &label,
+                    );
+                    continue;
+                };
+                t.accepted += u64::from(o.read);
+                t.limited += u64::from(o.limited);
+                t.worst_peak = t.worst_peak.max(o.peak);
+                if o.ratio > t.worst_ratio.0 {
+                    t.worst_ratio = (o.ratio, label.clone());
+                }
+                if o.ratio > 1.0 {
+                    t.over_memory += 1;
+                    let file = format!("hk-fuzz-memory-bt-{}.hkt", t.tried);
+                    save(&bad, &file, "MEMORY", &label);
+                }
+                if let Some(why) = o.breach {
+                    t.breaches += 1;
+                    save(
+                        &bad,
+                        &format!("hk-fuzz-breach-bt-{}.hkt", t.tried),
+                        &why,
+                        &label,
+                    );
                 }
             }
         }
         round += 1;
     }
     println!(
-        "{execs} mutated binary tagfiles tried over {} files in {:.1} min: {read_ok} read, \
-         {panics} panics, {breaches} breaches, {over_memory} over 16x + 64 MiB of heap; \
-         largest peak heap {:.2} MiB, slowest input {slowest:?}",
+        "binary tagfiles ({}) over {} files in {:.1} min: {} inputs tried, {} refused, {} \
+         accepted ({} written back past a read limit); {} panics, {} breaches, {} over 16x + \
+         64 MiB of heap, {} slower than {SLOW:?}",
+        [(bytes, "bytes"), (structured, "structure")]
+            .iter()
+            .filter_map(|(on, m)| on.then_some(*m))
+            .collect::<Vec<_>>()
+            .join(" and "),
         files.len(),
         started.elapsed().as_secs_f64() / 60.0,
-        worst_peak as f64 / (1 << 20) as f64
+        t.tried,
+        t.tried - t.accepted,
+        t.accepted,
+        t.limited,
+        t.panics,
+        t.breaches,
+        t.over_memory,
+        t.slow,
     );
-    panics == 0 && breaches == 0 && over_memory == 0
+    println!(
+        "heap live at the end: {:.1} MiB; largest peak heap of one read or write: {:.2} MiB; worst memory ratio (peak over \
+         16x + 64 MiB): {:.3} ({}); slowest input: {:?} ({})",
+        hk_tests::heap::live() as f64 / (1 << 20) as f64,
+        t.worst_peak as f64 / (1 << 20) as f64,
+        t.worst_ratio.0,
+        t.worst_ratio.1,
+        t.slowest.0,
+        t.slowest.1
+    );
+    t.panics == 0 && t.breaches == 0 && t.over_memory == 0 && t.slow == 0
 }
 
-fn save(f: &Path, bad: &[u8], name: &str, why: &str) {
+fn save(bad: &[u8], name: &str, why: &str, label: &str) {
     let out = std::env::temp_dir().join(name);
     std::fs::write(&out, bad).unwrap();
-    println!(
-        "{why} on a mutation of {} (saved as {})",
-        f.display(),
-        out.display()
-    );
+    println!("{why}: {label} (saved as {})", out.display());
 }

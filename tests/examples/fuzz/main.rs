@@ -16,7 +16,8 @@
 //! With `--minutes N` the files are taken round-robin until N minutes have passed (ROUNDS is
 //! then ignored); without it each file gets ROUNDS mutations (default 200). `xml` mutates
 //! Havok XML text instead (`xml.rs`); `binary-tagfiles` the old binary tagfiles, with
-//! insertions, deletions and cuts besides corruptions (`binary.rs`).
+//! insertions, deletions and cuts besides corruptions, and with `--mode structure` changes
+//! to their records (`binary.rs`).
 
 mod binary;
 mod structure;
@@ -249,7 +250,14 @@ fn main() {
         return;
     }
     if a.which == "binary-tagfiles" {
-        if !binary::run(a.rounds, a.minutes, a.seed) {
+        let on = |m| a.modes.contains(&m);
+        if !binary::run(
+            a.rounds,
+            a.minutes,
+            a.seed,
+            on(Mode::Bytes),
+            on(Mode::Structure),
+        ) {
             std::process::exit(1);
         }
         return;

@@ -175,6 +175,10 @@ pub struct MemberDef {
     pub class: Option<String>,
 }
 
+/// The most members one class definition may declare: a schema numbers a class's members
+/// in 16 bits.
+pub const MAX_MEMBERS: usize = u16::MAX as usize;
+
 /// One class definition (a metadata record), as the file stores it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ClassDef {

@@ -18,13 +18,17 @@ use crate::error::{Error, ReadError, Result, WriteError};
 use crate::graph::{Array, Graph, ObjectId, Ptr, Value};
 use crate::schema::{FlatMember, Shape};
 
+/// A definition's flattened members: definition, member index and shape.
+type Flat = Vec<(usize, usize, Shape)>;
+
 struct Writer<'g> {
     out: Vec<u8>,
     graph: &'g Graph,
     defs: &'g [ClassDef],
     by_name: HashMap<&'g str, usize>,
-    /// Per definition: its members and its ancestors', root first, with their shapes.
-    flat: Vec<Vec<(usize, usize, Shape)>>,
+    /// Per definition: its members and its ancestors', root first, with their shapes;
+    /// bound when an object or struct of the definition is first written.
+    flat: Vec<Option<Flat>>,
     /// The stream number of each graph object.
     number: Vec<i64>,
     strings: HashMap<Vec<u8>, i64>,
@@ -54,15 +58,11 @@ pub(super) fn write(graph: &Graph, file: &BinaryTagfile) -> Result<Vec<u8>> {
             .enumerate()
             .map(|(i, d)| (d.name.as_str(), i))
             .collect(),
-        flat: Vec::with_capacity(file.classes.len()),
+        flat: vec![None; file.classes.len()],
         number: vec![0; graph.objects.len()],
         strings: HashMap::from_iter([(Vec::new(), 0)]),
         int_width: rules.int_width,
     };
-    for i in 0..file.classes.len() {
-        let f = w.bind(i)?;
-        w.flat.push(f);
-    }
     // The root is object 1; the others follow in graph order.
     let root = graph.root;
     let order: Vec<ObjectId> = std::iter::once(root)
@@ -131,7 +131,7 @@ impl<'g> Writer<'g> {
 
     /// Definition `i`'s flattened members, checked against the graph schema's class of
     /// the same name (same members, same order).
-    fn bind(&self, i: usize) -> Result<Vec<(usize, usize, Shape)>> {
+    fn bind(&self, i: usize) -> Result<Flat> {
         let mut chain = vec![i];
         let mut p = self.defs[i].parent as usize;
         while p != 0 && p <= self.defs.len() && chain.len() <= self.defs.len() {
@@ -207,11 +207,24 @@ impl<'g> Writer<'g> {
         }
     }
 
+    /// Definition `def`'s flattened members, bound on first use and taken out of the
+    /// writer while they are used ([`Writer::put_flat`] puts them back).
+    fn take_flat(&mut self, def: usize) -> Result<Flat> {
+        match self.flat[def].take() {
+            Some(f) => Ok(f),
+            None => self.bind(def),
+        }
+    }
+
+    fn put_flat(&mut self, def: usize, flat: Flat) {
+        self.flat[def] = Some(flat);
+    }
+
     /// An object or struct body: the bitfield of members worth writing, then those.
     fn body(&mut self, def: usize, values: &[Value]) -> Result<()> {
-        let flat = std::mem::take(&mut self.flat[def]);
+        let flat = self.take_flat(def)?;
         let r = self.body_with(&flat, values);
-        self.flat[def] = flat;
+        self.put_flat(def, flat);
         r
     }
 
@@ -433,9 +446,9 @@ impl<'g> Writer<'g> {
                         _ => return Err(bad(i, v)),
                     }
                 }
-                let flat = std::mem::take(&mut self.flat[def]);
+                let flat = self.take_flat(def)?;
                 let r = self.column(&flat, &rows);
-                self.flat[def] = flat;
+                self.put_flat(def, flat);
                 r?;
             }
             _ => {

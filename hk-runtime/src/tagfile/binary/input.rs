@@ -11,9 +11,10 @@ use crate::error::{Error, Result};
 use crate::limits::Budget;
 use crate::schema::names::{self, NameKind};
 
-/// Bytes the reader keeps per remembered string (its table slot and its entry in the set
-/// of strings written out).
-const STRING_ENTRY: u64 = 48;
+/// Bytes the reader keeps per remembered string: its table slot (16 bytes, in a list that
+/// may double) and its entry in the set of strings written out (16 bytes, in a table up to
+/// 2.3 times as large, rebuilt as it grows).
+const STRING_ENTRY: u64 = 3 * 16 + 64;
 
 /// Where the reader is in the object graph, for error and violation paths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,7 +110,9 @@ impl<'a> Input<'a> {
         }
         let message = message();
         let path = (self.path.len() * std::mem::size_of::<Step>()) as u64;
-        let size = std::mem::size_of::<Soft>() as u64 + message.len() as u64 + path;
+        // Its entry in a list that may double, its message and path, and the violation
+        // record it becomes.
+        let size = 4 * std::mem::size_of::<Soft>() as u64 + message.len() as u64 + path;
         self.budget.charge(size, at as u64)?;
         self.soft.push(Soft {
             offset: at as u64,
@@ -245,10 +248,15 @@ impl<'a> Input<'a> {
 
     /// A non-null UTF-8 string (class and member names).
     pub fn name(&mut self, what: &str) -> Result<String> {
+        self.name_ref(what).map(str::to_string)
+    }
+
+    /// [`Input::name`], borrowed from the input.
+    pub fn name_ref(&mut self, what: &str) -> Result<&'a str> {
         let at = self.pos as u64;
         match self.string()? {
             None => Err(Error::invalid(at, format!("{what} is a null string"))),
-            Some(b) => String::from_utf8(b.to_vec())
+            Some(b) => std::str::from_utf8(b)
                 .map_err(|_| Error::invalid(at, format!("{what} is not UTF-8"))),
         }
     }
@@ -261,16 +269,12 @@ impl<'a> Input<'a> {
         Ok(name)
     }
 
-    /// A string that may be null (a member's class): UTF-8 and a `kind` name when present.
-    pub fn opt_name_of(&mut self, kind: NameKind, what: &str) -> Result<Option<String>> {
+    /// [`Input::name_ref`], refused unless it is a `kind` name ([`names::check`]).
+    pub fn name_ref_of(&mut self, kind: NameKind, what: &str) -> Result<&'a str> {
         let at = self.pos as u64;
-        let Some(b) = self.string()? else {
-            return Ok(None);
-        };
-        let name = String::from_utf8(b.to_vec())
-            .map_err(|_| Error::invalid(at, format!("{what} is not UTF-8")))?;
-        names::check(kind, &name).map_err(|m| Error::invalid(at, format!("{what}: {m}")))?;
-        Ok(Some(name))
+        let name = self.name_ref(what)?;
+        names::check(kind, name).map_err(|m| Error::invalid(at, format!("{what}: {m}")))?;
+        Ok(name)
     }
 
     /// Strings in the table (the two preset ones included).

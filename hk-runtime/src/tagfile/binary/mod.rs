@@ -11,10 +11,13 @@
 //! own class definitions make ([`schema::extract`]); [`write()`] regenerates the stream
 //! from a graph and the container facts the graph does not hold ([`BinaryTagfile`]).
 //! Modules: [`defs`] (version rules, type codes, class definitions), `input` (varints,
-//! strings, bitfields), `read` (the stream, class definitions and objects), `values`
-//! (arrays, tuples, struct columns), `zero` (what Havok leaves out, and zero values),
-//! [`schema`] (schemas from class definitions), `encode` (the writer).
+//! strings, bitfields), `read` (the stream and objects), `classes` (class definitions,
+//! their flattened members and value counts), `values` (arrays, tuples, struct columns),
+//! `zero` (what Havok leaves out, and zero values), [`schema`] (schemas from class
+//! definitions), `cost` (what that schema is charged), `encode` (the writer).
 
+mod classes;
+mod cost;
 pub mod defs;
 mod encode;
 mod input;

@@ -5,11 +5,15 @@
 //!
 //! The read works within the [`Limits`] of its [`ReadOptions`]: objects are counted as they
 //! come; each object's values (its members, nested structs and tuples) are counted from its
-//! class's definitions before it is read (`max_expansion`); structs and arrays nest at most
-//! `max_depth` deep; every definition, object, array, string, reference and lenient-mode
-//! violation is charged to the memory budget before it is allocated. Members left out of a
-//! bitfield cost a bit, and struct elements whose columns are all left out cost nothing, so
-//! the budget, not the bytes left, bounds such arrays.
+//! class's definitions before it is read, and again from the schema before its left-out
+//! members are filled in (`max_expansion`); structs and arrays nest at most `max_depth`
+//! deep; every definition, object, array, string, reference and lenient-mode violation is
+//! charged to the memory budget before it is allocated, and so is the schema made of the
+//! definitions (`cost`). Members left out of a bitfield cost a bit, and struct elements
+//! whose columns are all left out cost nothing, so the budget, not the bytes left, bounds
+//! such arrays.
+//!
+//! Class definitions, and what the reader derives from each, are read in `classes`.
 
 use std::collections::BTreeMap;
 
@@ -17,9 +21,10 @@ use foldhash::{HashMap, HashMapExt};
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::defs::{self, tag, Base, ClassDef, MemberDef, TypeCode, VersionRules};
+use super::cost;
+use super::defs::{self, tag, Base, ClassDef, MemberDef, VersionRules};
 use super::input::{Input, Step};
-use super::zero::{always_written, fill, into_values, worth, VALUE};
+use super::zero::{always_written, extra_bytes, fill, into_values, worth, VALUE};
 use super::{BinaryTagfile, Predicates, Read};
 use crate::error::{Error, ReadError, Result};
 use crate::graph::{Floats, Graph, ObjectId, Ptr, Value};
@@ -32,20 +37,35 @@ use crate::schema::{ClassId, Schema};
 /// A definition's members and its ancestors', root first: (definition, member) pairs.
 pub(super) type Flat = Rc<[(usize, usize)]>;
 
+/// Bytes the reader's own state may take besides what it charges as it goes (the path
+/// being read, the file information, an error's text).
+const READER_STATE: u64 = 64 << 10;
+
+/// Bytes per object besides its values: its entry in the reader's list (which may double)
+/// and in the graph.
+const OBJECT_ENTRY: u64 = 3 * 40 + 32;
+
+/// Bytes per object reference kept to check once every object is known, besides its path:
+/// its entry in a list that may double.
+const REF_ENTRY: u64 = 3 * 40;
+
 pub(super) struct Reader<'a> {
     pub input: Input<'a>,
     pub rules: VersionRules,
     pub limits: Limits,
     pub defs: Vec<Rc<ClassDef>>,
-    by_name: HashMap<String, usize>,
-    flat: Vec<Option<Flat>>,
-    /// Values one object of each definition expands into, once computed (cleared when a
-    /// class is defined, which may complete a struct member's class).
-    expansion: Vec<Option<u64>>,
+    pub by_name: HashMap<String, usize>,
+    /// Ancestors of each definition (at most [`crate::limits::HARD_MAX_DEPTH`]).
+    pub ancestors: Vec<u32>,
+    pub flat: Vec<Option<Flat>>,
+    /// Values one object of each definition expands into, once computed from the classes
+    /// defined then (kept: a class defined later is counted when the schema is made).
+    pub expansion: Vec<Option<u64>>,
     /// Definitions whose expansion is being counted (a struct member met again on the way
     /// contains its class by value).
-    counting: Vec<bool>,
-    objects: Vec<(usize, Vec<Value>)>,
+    pub counting: Vec<bool>,
+    /// Each object's definition, offset and values.
+    pub objects: Vec<(usize, u64, Vec<Value>)>,
     /// Object references to check once every object is known: offset, number, path.
     refs: Vec<(usize, u32, Vec<Step>)>,
     pub widths: BTreeMap<(usize, usize), u8>,
@@ -62,7 +82,8 @@ pub(super) fn read(
         return Err(Error::read(ReadError::BadMagic).at(0));
     }
     let limits = opts.limits;
-    let budget = Budget::new(&limits, data.len() as u64);
+    let mut budget = Budget::new(&limits, data.len() as u64);
+    budget.charge(READER_STATE, 8)?;
     let mut input = Input::new(data, opts.lenient, budget);
     let (rules, sdk, predicates) = header(&mut input)?;
     let mut r = Reader {
@@ -71,6 +92,7 @@ pub(super) fn read(
         limits,
         defs: Vec::new(),
         by_name: HashMap::new(),
+        ancestors: Vec::new(),
         flat: Vec::new(),
         expansion: Vec::new(),
         counting: Vec::new(),
@@ -79,16 +101,6 @@ pub(super) fn read(
         widths: BTreeMap::new(),
     };
     let end = r.records().map_err(|e| r.attach(e))?;
-    let trailing = r.input.rest().to_vec();
-    let file = BinaryTagfile {
-        version: rules.version,
-        sdk,
-        predicates,
-        classes: r.defs.iter().map(|d| ClassDef::clone(d)).collect(),
-        int_widths: std::mem::take(&mut r.widths),
-        strings: r.input.strings() - 2,
-        trailing,
-    };
     if r.objects.is_empty() {
         return Err(Error::invalid(
             end as u64,
@@ -106,11 +118,49 @@ pub(super) fn read(
             return Err(r.attach(e));
         }
     }
+    let soft = std::mem::take(&mut r.input.soft);
+    // Each violation's path spelled out: the names on it, charged before they are copied.
+    let mut violations = Vec::with_capacity(soft.len());
+    for s in soft {
+        let len = r.path_len(&s.path);
+        r.input.budget.charge(len, s.offset)?;
+        violations.push(Violation {
+            offset: s.offset,
+            path: r.path_text(&s.path).join(" > "),
+            message: s.message,
+        });
+    }
+    // The definitions move into the container facts: nothing else holds them now.
+    let classes = std::mem::take(&mut r.defs)
+        .into_iter()
+        .map(|d| Rc::try_unwrap(d).unwrap_or_else(|d| ClassDef::clone(&d)))
+        .collect();
+    let file = BinaryTagfile {
+        version: rules.version,
+        sdk,
+        predicates,
+        classes,
+        int_widths: std::mem::take(&mut r.widths),
+        strings: r.input.strings() - 2,
+        trailing: r.input.rest().to_vec(),
+    };
+    let end = end as u64;
+    cost::charge_schema(&file, &mut r.input.budget, end).map_err(|e| {
+        e.in_(format!(
+            "the schema of {} class definitions",
+            file.classes.len()
+        ))
+    })?;
     let schema = schema_of(&file, limits.depth()).map_err(|e| e.at(8))?;
     let mut objects = Vec::with_capacity(n);
-    let end = end as u64;
-    for (def, mut values) in std::mem::take(&mut r.objects) {
+    for (k, (def, at, mut values)) in std::mem::take(&mut r.objects).into_iter().enumerate() {
         let class = ClassId(def as u32);
+        // Counted again with every class defined (a lenient read may define a struct
+        // member's class after objects of the class holding it), before the left-out
+        // members are filled in.
+        limits
+            .check_expansion(schema.values_of(class)?, at)
+            .map_err(|e| e.in_(format!("object #{k} {}", file.classes[def].name)))?;
         for (m, v) in schema.members(class)?.iter().zip(&mut values) {
             fill(&schema, &m.shape, v, &mut r.input.budget, end)?;
         }
@@ -118,14 +168,6 @@ pub(super) fn read(
     }
     let graph = Graph::from_objects(schema, objects, ObjectId(0));
     graph.check()?;
-    let violations = std::mem::take(&mut r.input.soft)
-        .into_iter()
-        .map(|s| Violation {
-            offset: s.offset,
-            path: r.path_text(&s.path).join(" > "),
-            message: s.message,
-        })
-        .collect();
     Ok(Read {
         file,
         graph,
@@ -155,7 +197,11 @@ fn header(input: &mut Input<'_>) -> Result<(VersionRules, Option<String>, Option
             .at(at)
         })?;
     let sdk = if rules.sdk_string {
-        Some(input.name_of(NameKind::Sdk, "the SDK string")?)
+        let at = input.pos as u64;
+        let sdk = input.name_of(NameKind::Sdk, "the SDK string")?;
+        // Its copies: the container facts, the schema's generation and name, a cache key.
+        input.budget.charge_n(sdk.len() as u64, 4, at)?;
+        Some(sdk)
     } else {
         None
     };
@@ -207,6 +253,21 @@ impl Reader<'_> {
         e
     }
 
+    /// At least the bytes of `path` spelled out by [`Reader::path_text`] and joined
+    /// (with the strings made on the way).
+    fn path_len(&self, path: &[Step]) -> u64 {
+        path.iter()
+            .map(|s| match *s {
+                Step::Object(_, d) => 48 + 2 * self.defs[d].name.len() as u64,
+                Step::Member(d, m) => {
+                    let names = self.defs[d].name.len() + self.defs[d].members[m].name.len();
+                    48 + 2 * names as u64
+                }
+                Step::Index(_) => 48,
+            })
+            .sum()
+    }
+
     fn path_text(&self, path: &[Step]) -> Vec<String> {
         path.iter()
             .map(|s| match *s {
@@ -217,122 +278,6 @@ impl Reader<'_> {
                 Step::Index(i) => format!("[{i}]"),
             })
             .collect()
-    }
-
-    fn metadata(&mut self) -> Result<()> {
-        let at = self.input.pos as u64;
-        if !self.objects.is_empty() {
-            // The writer defines every class before the first object; hk writes so too.
-            self.input.soft(at as usize, || {
-                "a class defined after an object (Havok defines every class first)".into()
-            })?;
-        }
-        let name = self.input.name_of(NameKind::Class, "a class name")?;
-        if self.by_name.contains_key(&name) {
-            return Err(Error::invalid(at, format!("class {name} is defined twice")));
-        }
-        self.class_body(name.clone())
-            .map_err(|e| e.in_(format!("class {name}")))
-    }
-
-    fn class_body(&mut self, name: String) -> Result<()> {
-        let version = self.input.int32("the class version")?;
-        let at = self.input.pos as u64;
-        let parent = self.input.int32("the parent class number")?;
-        let parent = u32::try_from(parent)
-            .ok()
-            .filter(|p| *p as usize <= self.defs.len())
-            .ok_or_else(|| {
-                Error::invalid(
-                    at,
-                    format!(
-                        "parent class number {parent}: {} classes are defined before",
-                        self.defs.len()
-                    ),
-                )
-            })?;
-        let at = self.input.pos as u64;
-        let n = self.input.count("the member count", 2)?;
-        let each = std::mem::size_of::<MemberDef>() as u64;
-        let size = std::mem::size_of::<ClassDef>() as u64 + name.len() as u64;
-        self.input.budget.charge(size, at)?;
-        self.input.budget.charge_n(n as u64, each, at)?;
-        let mut members: Vec<MemberDef> = Vec::with_capacity(n);
-        for _ in 0..n {
-            let at = self.input.pos as u64;
-            let m = self.member()?;
-            if members.iter().any(|x| x.name == m.name) {
-                return Err(Error::invalid(
-                    at,
-                    format!("member {} is declared twice", m.name),
-                ));
-            }
-            members.push(m);
-        }
-        self.by_name.insert(name.clone(), self.defs.len());
-        self.defs.push(Rc::new(ClassDef {
-            name,
-            version,
-            parent,
-            members,
-        }));
-        self.flat.push(None);
-        // A struct member's class may have just been defined: count again.
-        self.expansion.clear();
-        self.expansion.resize(self.defs.len(), None);
-        self.counting.resize(self.defs.len(), false);
-        Ok(())
-    }
-
-    fn member(&mut self) -> Result<MemberDef> {
-        let name = self.input.name_of(NameKind::Member, "a member name")?;
-        self.input
-            .budget
-            .charge(name.len() as u64, self.input.pos as u64)?;
-        let at = self.input.pos as u64;
-        let code = self.input.varint()?;
-        let in_member = |e: Error| e.in_(format!("member {name}"));
-        let (base, array, tuple) = TypeCode::decode(code).ok_or_else(|| {
-            in_member(Error::invalid(
-                at,
-                format!("member type code 0x{code:X} is unknown"),
-            ))
-        })?;
-        let tuple = if tuple {
-            let at = self.input.pos as u64;
-            let n = self.input.int32("the tuple count").map_err(in_member)?;
-            u16::try_from(n)
-                .ok()
-                .filter(|n| *n > 0)
-                .ok_or_else(|| {
-                    in_member(Error::invalid(at, format!("tuple count {n} (1 to 65535)")))
-                })?
-                .into()
-        } else {
-            0
-        };
-        let class = if base.has_class() {
-            let at = self.input.pos as u64;
-            let class = self
-                .input
-                .opt_name_of(NameKind::Class, "the member's class name");
-            match class.map_err(in_member)? {
-                None if base == Base::Struct => {
-                    return Err(in_member(Error::invalid(
-                        at,
-                        "a struct member names no class",
-                    )))
-                }
-                c => c,
-            }
-        } else {
-            None
-        };
-        Ok(MemberDef {
-            name,
-            ty: TypeCode { base, array, tuple },
-            class,
-        })
     }
 
     fn object(&mut self) -> Result<()> {
@@ -357,96 +302,12 @@ impl Reader<'_> {
         self.input.path.push(Step::Object(number, def));
         let count = self.expansion(def, 0)?;
         self.limits.check_expansion(count, at)?;
-        // The object's entry and its values.
-        self.input.budget.charge(64, at)?;
+        // The object's entries; its values are charged as they are read.
+        self.input.budget.charge(OBJECT_ENTRY, at)?;
         let values = self.body(def, 0)?;
         self.input.path.pop();
-        self.objects.push((def, values));
+        self.objects.push((def, at, values));
         Ok(())
-    }
-
-    /// Definition `def`'s members and its ancestors', root class first (charged once).
-    pub fn flat(&mut self, def: usize) -> Result<Flat> {
-        if let Some(f) = &self.flat[def] {
-            return Ok(Rc::clone(f));
-        }
-        // Parents are defined before their children, so the chain ends.
-        let mut chain = vec![def];
-        let mut p = self.defs[def].parent as usize;
-        while p != 0 {
-            chain.push(p - 1);
-            p = self.defs[p - 1].parent as usize;
-        }
-        let len: u64 = chain
-            .iter()
-            .map(|&d| self.defs[d].members.len() as u64)
-            .sum();
-        let pair = std::mem::size_of::<(usize, usize)>() as u64;
-        self.input
-            .budget
-            .charge_n(len, pair, self.input.pos as u64)?;
-        let list: Flat = chain
-            .iter()
-            .rev()
-            .flat_map(|&d| (0..self.defs[d].members.len()).map(move |m| (d, m)))
-            .collect();
-        self.flat[def] = Some(Rc::clone(&list));
-        Ok(list)
-    }
-
-    /// How many values one object of definition `def` expands into, counted as
-    /// [`crate::schema::Schema::values_of`] counts its class (a struct or tuple counts
-    /// itself and its values; a matrix counts 2; an array 1, its elements aside).
-    /// Saturating.
-    ///
-    /// # Errors
-    /// A class that contains itself by value, or structs by value nested deeper than the
-    /// depth limit.
-    fn expansion(&mut self, def: usize, level: usize) -> Result<u64> {
-        if let Some(n) = self.expansion[def] {
-            return Ok(n);
-        }
-        let at = self.input.pos as u64;
-        if self.counting[def] {
-            let name = &self.defs[def].name;
-            return Err(Error::invalid(
-                at,
-                format!("class {name} contains itself by value"),
-            ));
-        }
-        if level > self.limits.depth() {
-            return Err(self.limits.too_deep(at));
-        }
-        self.counting[def] = true;
-        let flat = self.flat(def)?;
-        let mut n = 0u64;
-        for &(d, m) in flat.iter() {
-            let ty = self.defs[d].members[m].ty;
-            if ty.array && ty.tuple == 0 {
-                n = n.saturating_add(1);
-                continue;
-            }
-            let one = match ty.base {
-                Base::Struct => {
-                    let class = self.defs[d].members[m].class.as_deref();
-                    match class.and_then(|c| self.by_name.get(c)).copied() {
-                        Some(s) => self.expansion(s, level + 1)?.saturating_add(1),
-                        None => 1,
-                    }
-                }
-                Base::Vec8 => 9,
-                Base::Vec12 | Base::Vec16 => 2,
-                _ => 1,
-            };
-            let v = match ty.tuple {
-                0 => one,
-                t => u64::from(t).saturating_mul(one).saturating_add(1),
-            };
-            n = n.saturating_add(v);
-        }
-        self.counting[def] = false;
-        self.expansion[def] = Some(n);
-        Ok(n)
     }
 
     /// Charges `n` values about to be made.
@@ -517,6 +378,9 @@ impl Reader<'_> {
             let n = self.input.count("the array count", ty.base.min_bytes())?;
             return Ok(Value::Array(self.items(member, key, n, depth)?));
         }
+        // What a vector of 8 floats or a matrix holds besides its value.
+        let at = self.input.pos as u64;
+        self.input.budget.charge(extra_bytes(ty.base), at)?;
         Ok(match ty.base {
             Base::Byte => Value::UInt(u64::from(self.input.byte()?)),
             Base::Int => Value::Int(self.input.varint()?),
@@ -565,7 +429,7 @@ impl Reader<'_> {
             return Ok(None);
         }
         let path = (self.input.path.len() * std::mem::size_of::<Step>()) as u64;
-        self.input.budget.charge(32 + path, at as u64)?;
+        self.input.budget.charge(REF_ENTRY + path, at as u64)?;
         self.refs.push((at, id, self.input.path.clone()));
         Ok(Some(Ptr::Object(ObjectId(id - 1))))
     }

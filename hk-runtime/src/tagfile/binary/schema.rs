@@ -231,6 +231,7 @@ pub fn extract_within(files: &[&BinaryTagfile], name: &str, max_depth: usize) ->
     let mut out = Vec::with_capacity(classes.len());
     for (d, parent) in classes {
         let mut c = Class::new(d.name.clone());
+        c.members.reserve_exact(d.members.len());
         c.parent = parent.map(str::to_string);
         // A negative (in-development) version keeps its bits.
         c.version = d.version as u32;

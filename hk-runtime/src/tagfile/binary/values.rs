@@ -7,14 +7,15 @@ use std::rc::Rc;
 use super::defs::{Base, MemberDef};
 use super::input::Step;
 use super::read::Reader;
-use super::zero::{always_written, into_values, worth, VALUE};
+use super::zero::{always_written, extra_bytes, into_values, worth, VALUE};
 use crate::error::{Error, Result};
 use crate::graph::{Array, Value};
 
 /// Bytes of a vector's header (a struct element's row of values).
 const ROW: u64 = std::mem::size_of::<Vec<Value>>() as u64;
 
-/// Bytes one item of `base` takes in its array column.
+/// Bytes one item of `base` takes in its array column (an 8-float vector is a value
+/// holding 8 values).
 fn item_bytes(base: Base) -> u64 {
     match base {
         Base::Byte => 1,
@@ -23,11 +24,20 @@ fn item_bytes(base: Base) -> u64 {
         Base::Vec4 => 16,
         Base::Vec12 => 48,
         Base::Vec16 => 64,
-        _ => VALUE,
+        _ => VALUE + extra_bytes(base),
     }
 }
 
 impl Reader<'_> {
+    /// `n` items read by `f`, into a vector of exactly their number (what was charged).
+    fn each<T>(&mut self, n: usize, mut f: impl FnMut(&mut Self) -> Result<T>) -> Result<Vec<T>> {
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            out.push(f(self)?);
+        }
+        Ok(out)
+    }
+
     fn bytes_for(&self, n: usize, size: u64) -> Result<()> {
         let left = self.input.left();
         if (n as u64).saturating_mul(size) > left {
@@ -47,28 +57,25 @@ impl Reader<'_> {
     ) -> Result<Array> {
         self.too_deep(depth)?;
         let base = member.ty.base;
-        if member.ty.tuple > 0 {
-            self.charge(n as u64)?;
-        } else {
-            let at = self.input.pos as u64;
-            self.input.budget.charge_n(n as u64, item_bytes(base), at)?;
-        }
+        // A tuple's column becomes values while the column is still held.
+        let each = match member.ty.tuple {
+            0 => item_bytes(base),
+            _ => item_bytes(base) + VALUE + extra_bytes(base),
+        };
+        let at = self.input.pos as u64;
+        self.input.budget.charge_n(n as u64, each, at)?;
         self.bytes_for(n, base.min_bytes())?;
         Ok(match base {
             Base::Byte => Array::U8(self.input.take(n)?.to_vec()),
             Base::Int => self.ints(key, n)?,
-            Base::Real => Array::Real((0..n).map(|_| self.input.f32()).collect::<Result<_>>()?),
+            Base::Real => Array::Real(self.each(n, |r| r.input.f32())?),
             Base::Vec4 => Array::Vec4(self.vectors(n)?),
-            Base::Vec8 => Array::Values(
-                (0..n)
-                    .map(|_| {
-                        let f = self.floats::<8>()?;
-                        Ok(Value::CArray(f.iter().map(|x| Value::Real(*x)).collect()))
-                    })
-                    .collect::<Result<_>>()?,
-            ),
-            Base::Vec12 => Array::Mat3((0..n).map(|_| self.floats::<12>()).collect::<Result<_>>()?),
-            Base::Vec16 => Array::Mat4((0..n).map(|_| self.floats::<16>()).collect::<Result<_>>()?),
+            Base::Vec8 => Array::Values(self.each(n, |r| {
+                let f = r.floats::<8>()?;
+                Ok(Value::CArray(f.iter().map(|x| Value::Real(*x)).collect()))
+            })?),
+            Base::Vec12 => Array::Mat3(self.each(n, |r| r.floats::<12>())?),
+            Base::Vec16 => Array::Mat4(self.each(n, |r| r.floats::<16>())?),
             Base::Object | Base::CString => {
                 let mut out = Vec::with_capacity(n);
                 for i in 0..n {
@@ -122,24 +129,24 @@ impl Reader<'_> {
             }
             _ => {}
         }
+        if width == 8 {
+            return Ok(Array::I64(self.each(n, |r| r.input.varint())?));
+        }
+        // Straight into the 4-byte column (no 8-byte one first).
         let mut v = Vec::with_capacity(n);
         for i in 0..n {
             let at = self.input.pos;
             let x = self.input.varint()?;
-            if width == 4 && i32::try_from(x).is_err() {
+            let Ok(x) = i32::try_from(x) else {
                 self.input.path.push(Step::Index(i as u32));
                 return Err(Error::invalid(
                     at as u64,
                     format!("{x} does not fit the 4-byte integers of its array"),
                 ));
-            }
+            };
             v.push(x);
         }
-        Ok(if width == 4 {
-            Array::I32(v.into_iter().map(|x| x as i32).collect())
-        } else {
-            Array::I64(v)
-        })
+        Ok(Array::I32(v))
     }
 
     /// Vector items: 3 or 4 floats each (3 when every `w` is `+0.0`).
@@ -203,7 +210,9 @@ impl Reader<'_> {
                     c
                 } else {
                     // The column's values, before they move into the rows.
-                    self.charge(n as u64)?;
+                    let each = VALUE + extra_bytes(member.ty.base);
+                    let at = self.input.pos as u64;
+                    self.input.budget.charge_n(n as u64, each, at)?;
                     into_values(self.items(member, (d, m), n, depth)?)
                 };
                 if !column.iter().any(|v| worth(&member.ty, v)) {

@@ -11,6 +11,21 @@ use crate::schema::{Schema, Shape};
 /// Bytes one value takes in the graph (what the reader charges per value).
 pub(super) const VALUE: u64 = std::mem::size_of::<Value>() as u64;
 
+/// Bytes one value of `base` holds besides itself: the 8 values of an 8-float vector, the
+/// floats of a matrix (which a value keeps in an allocation of its own).
+pub(super) fn extra_bytes(base: Base) -> u64 {
+    match base {
+        Base::Vec8 => 8 * VALUE,
+        Base::Vec12 => 48,
+        Base::Vec16 => 64,
+        _ => 0,
+    }
+}
+
+/// Bytes charged per zero value: the value, and a share of the floats a matrix keeps in an
+/// allocation of its own (a matrix counts as 2 values).
+const ZERO_VALUE: u64 = VALUE + 16;
+
 /// Whether Havok's writer writes a member of type `ty` holding `v` (zero numbers, null
 /// pointers and strings, and empty arrays it leaves out; tuples, vectors and structs it
 /// always writes).
@@ -43,7 +58,8 @@ pub(super) fn into_values(a: Array) -> Vec<Value> {
 }
 
 /// Replaces the placeholders of members the stream left out by their zero values, each
-/// charged to `budget` (by [`Schema::shape_values`]) before it is made; `at` is the end of
+/// charged to `budget` (by [`Schema::shape_values`], [`ZERO_VALUE`] a value) before it is
+/// made; `at` is the end of
 /// the stream, where the reader makes them.
 pub(super) fn fill(
     schema: &Schema,
@@ -55,7 +71,7 @@ pub(super) fn fill(
     match (shape, v) {
         (Shape::Void, _) => {}
         (_, v @ Value::None) => {
-            budget.charge_n(schema.shape_values(shape)?, VALUE, at)?;
+            budget.charge_n(schema.shape_values(shape)?, ZERO_VALUE, at)?;
             *v = default_value(schema, shape)?;
         }
         (Shape::Struct(c), Value::Struct(vs)) => {
