@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use hk_runtime::error::{ErrorKind, Limit, ReadError};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::graph::{default_values, Array, Floats, Graph, Object, ObjectId, Value};
-use hk_runtime::schema::ClassId;
+use hk_runtime::schema::{names, ClassId};
 use hk_runtime::tagfile::binary::{self, defs::Base, BinaryTagfile, ClassDef, MemberDef, TypeCode};
 use hk_runtime::{Limits, ReadOptions};
 use hk_tests::heap::{measure, measuring};
@@ -301,7 +301,17 @@ fn the_schema_of_many_classes_is_charged_before_it_is_made() {
 /// member name referenced by many members, many small classes, a chain of 256 classes with
 /// an object of each.
 fn schema_heavy() -> Vec<(&'static str, Vec<u8>)> {
-    let long = |c: char| c.to_string().repeat(2000);
+    // Long names within their rules: a class name up to `MAX_CLASS_NAME` bytes, a member
+    // name up to `MAX_NAME`, an SDK string short enough that the generation name made of
+    // it (`binary-tagfile-SDK`) stays within `MAX_NAME`.
+    let long = |c: char| {
+        let n = match c {
+            'P' | 'X' => names::MAX_CLASS_NAME,
+            'S' => names::MAX_NAME - "binary-tagfile-".len(),
+            _ => names::MAX_NAME,
+        };
+        c.to_string().repeat(n)
+    };
     let empty = |n: usize, parent: u32| {
         (0..n)
             .map(move |i| class(&format!("C{i}"), parent, Vec::new()))
