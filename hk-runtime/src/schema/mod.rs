@@ -317,6 +317,9 @@ struct Caches {
     signatures: Box<[Once<u32>]>,
     /// Values one instance holds, per class ([`Schema::values_of`]).
     values: Box<[Once<u64>]>,
+    /// The hashed chain description per class, kept once described, or why it fails
+    /// (signatures).
+    chains: Box<[Once<signature::Digest>]>,
 }
 
 impl Clone for Caches {
@@ -332,6 +335,7 @@ impl Caches {
             plans: Default::default(),
             signatures: (0..n).map(|_| OnceLock::new()).collect(),
             values: (0..n).map(|_| OnceLock::new()).collect(),
+            chains: (0..n).map(|_| OnceLock::new()).collect(),
         }
     }
 }
@@ -495,6 +499,12 @@ impl Schema {
                 .saturating_add(1),
             _ => 1,
         })
+    }
+
+    /// The kept digest of class `id`'s chain description (`None` while the schema is being
+    /// validated, before its caches exist).
+    pub(crate) fn chain_digest_cell(&self, id: ClassId) -> Option<&Once<signature::Digest>> {
+        self.caches.chains.get(id.0 as usize)
     }
 
     /// The signature a writer stores for class `id` (pinned, else computed), computed once.
