@@ -556,10 +556,13 @@ impl Schema {
         if let Some(p) = cell.get() {
             return Ok(p);
         }
-        // Computed outside the cell: a plan needs the plans of its struct members' classes,
-        // and the layout engine rejects classes that contain each other before that.
-        let p = plan::build(self, id, rules);
-        Ok(cell.get_or_init(|| p))
+        // Computed outside the cell: a plan needs the plans of its struct members' classes
+        // (the layout engine rejects classes that contain each other before that) and of
+        // its arrays' element classes (bounded by `plan::MAX_PLAN_NESTING`).
+        match plan::build(self, id, rules) {
+            (Err(e), false) => Err(e),
+            (p, _) => Ok(cell.get_or_init(|| p)),
+        }
     }
 
     /// Every class, in load order.
