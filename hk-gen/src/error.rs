@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use hk_runtime::schema::Diagnostics;
+use hk_runtime::schema::{Diagnostics, LineIndex};
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -21,21 +21,12 @@ pub struct LineCol {
 }
 
 impl LineCol {
-    /// The line and column of byte `offset` of `text`.
+    /// The line and column of byte `offset` of `text` (columns count characters), through
+    /// the runtime's [`LineIndex`]; for many offsets of one text, index it once.
     pub fn of(text: &str, offset: usize) -> LineCol {
-        let before = &text[..floor_char_boundary(text, offset)];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        let (line, column) = LineIndex::new(text).line_column(text, offset);
         LineCol { line, column }
     }
-}
-
-fn floor_char_boundary(text: &str, offset: usize) -> usize {
-    let mut i = offset.min(text.len());
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 impl fmt::Display for LineCol {

@@ -401,10 +401,12 @@ pub fn query(ctx: &Context, path: &Path, aabb: &Aabb, o: &mut Out<'_>) -> Result
 }
 
 /// `hk mopp check FILE`: runs every kept triangle's own box through its MOPP code and
-/// prints `found X/Y`, then the terminal and far-box checks.
+/// prints `found X/Y` and the commands run against the check's cap, then the terminal and
+/// far-box checks.
 ///
 /// # Errors
-/// A file that does not read, holds no MOPP code, or whose code fails to run.
+/// A file that does not read, holds no MOPP code, or whose code fails to run or reaches the
+/// cap ([`check::cap`]).
 pub fn check(ctx: &Context, path: &Path, o: &mut Out<'_>) -> Result<Status> {
     let s = scene(ctx, path)?;
     if s.codes.is_empty() {
@@ -416,13 +418,15 @@ pub fn check(ctx: &Context, path: &Path, o: &mut Out<'_>) -> Result<Status> {
         let r = check::check(&s, i).map_err(|e| Error::collision(path, e))?;
         outln!(
             o,
-            "code {i} (#{}, {} bytes): found {}/{} ({} degenerate triangles left out) in {:.1} ms",
+            "code {i} (#{}, {} bytes): found {}/{} ({} degenerate triangles left out) in {:.1} ms, {} commands (cap {})",
             s.codes[i].object.0,
             s.codes[i].bytes.len(),
             r.found,
             r.kept,
             r.degenerate,
-            t0.elapsed().as_secs_f64() * 1e3
+            t0.elapsed().as_secs_f64() * 1e3,
+            r.commands,
+            check::cap(&s.codes[i], r.kept + r.degenerate)
         );
         outln!(
             o,

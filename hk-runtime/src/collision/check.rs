@@ -1,12 +1,31 @@
 //! Checks of a MOPP code against the triangles it indexes (docs/mopp.md §5): every kept
 //! triangle is found by its own box, no terminal names a triangle that is missing or left
-//! out, and a box far outside the code's space finds nothing.
+//! out, and a box far outside the code's space finds nothing. All the queries of one check
+//! run within one cap on commands ([`cap`]), linear in the code and the triangles.
 
 use std::collections::HashSet;
 
 use super::math::Aabb;
-use super::mopp::degenerate;
-use super::{Result, Scene};
+use super::mopp::{degenerate, Budget, Code};
+use super::{CollisionError, Result, Scene};
+
+/// Commands the queries of one check may run together, per code byte and per triangle.
+pub const COMMANDS_PER_UNIT: usize = 128;
+
+/// Commands the queries of one check may run together whatever the sizes.
+pub const COMMANDS_BASE: usize = 4096;
+
+/// The cap on the commands of one check of `code` against `triangles` triangles:
+/// [`COMMANDS_PER_UNIT`] per code byte and per triangle, plus [`COMMANDS_BASE`]. A query of
+/// a tree-shaped code runs the commands on its path and on the diagonal splits it follows
+/// (measured on the corpus maps: under 200 a triangle, a check about a tenth of its cap;
+/// docs/mopp.md §5); a code that makes every query run most of its bytes reaches the cap,
+/// and the check is refused rather than taking the product of the two sizes.
+pub fn cap(code: &Code, triangles: usize) -> usize {
+    COMMANDS_PER_UNIT
+        .saturating_mul(code.bytes.len().saturating_add(triangles))
+        .saturating_add(COMMANDS_BASE)
+}
 
 /// One triangle a code indexes, in the code's space.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -55,6 +74,8 @@ pub struct Report {
     pub far: usize,
     /// Kept triangles not found (their keys, sorted; at most 100).
     pub missed: Vec<u32>,
+    /// Commands the check ran, all queries together (at most [`cap`]).
+    pub commands: usize,
 }
 
 impl Report {
@@ -64,24 +85,50 @@ impl Report {
     }
 }
 
-/// Checks code `code` of `scene`.
+/// Checks code `code` of `scene`, within [`cap`] commands.
 ///
 /// # Panics
 /// When `code` is not an index into [`Scene::codes`].
 ///
 /// # Errors
-/// What running the code reports (an unknown command, a jump out of the code).
+/// What running the code reports (an unknown command, a jump out of the code), or the cap
+/// reached: an error naming the cap, the code and how far the check got.
 pub fn check(scene: &Scene, code: usize) -> Result<Report> {
     let c = &scene.codes[code];
     let tris = indexed(scene, code);
+    let mut budget = Budget::new(cap(c, tris.len()));
     let mut r = Report::default();
-    for t in &tris {
+    let capped = |e: Box<CollisionError>, budget: &Budget, r: &Report, stage: String| {
+        if !budget.spent() {
+            return e;
+        }
+        let address = match *e {
+            CollisionError::Mopp { address, .. } => address,
+            _ => 0,
+        };
+        CollisionError::mopp(
+            address,
+            format!(
+                "the check of code #{} ({} bytes) reached its cap of {} commands ({COMMANDS_PER_UNIT} a code byte and a triangle, plus {COMMANDS_BASE}) {stage}, with {} of the {} kept triangles before it found: its queries run far more commands than a tree of its size holds",
+                c.object.0,
+                c.bytes.len(),
+                budget.cap(),
+                r.found,
+                r.kept,
+            ),
+        )
+    };
+    for (i, t) in tris.iter().enumerate() {
         if t.degenerate {
             r.degenerate += 1;
             continue;
         }
+        let keys = c.query_within(&t.aabb, &mut budget).map_err(|e| {
+            let stage = format!("in the query of triangle {} of {}", i + 1, tris.len());
+            capped(e, &budget, &r, stage)
+        })?;
         r.kept += 1;
-        if c.query(&t.aabb)?.binary_search(&t.key).is_ok() {
+        if keys.binary_search(&t.key).is_ok() {
             r.found += 1;
         } else if r.missed.len() < 100 {
             r.missed.push(t.key);
@@ -92,7 +139,15 @@ pub fn check(scene: &Scene, code: usize) -> Result<Report> {
         .filter(|t| !t.degenerate)
         .map(|t| t.key)
         .collect();
-    let terminals = c.terminals()?;
+    let done = format!("after all {} triangle queries", tris.len());
+    let terminals = c.terminals_within(&mut budget).map_err(|e| {
+        capped(
+            e,
+            &budget,
+            &r,
+            format!("{done}, in the walk of every terminal"),
+        )
+    })?;
     r.terminals = terminals.len();
     r.stray = terminals
         .into_iter()
@@ -101,6 +156,10 @@ pub fn check(scene: &Scene, code: usize) -> Result<Report> {
     // A metre-sized box 1000 units beyond the far corner of the code's space (2^24
     // integer units wide).
     let far = c.offset.map(|o| o + (1u32 << 24) as f32 / c.scale + 1000.0);
-    r.far = c.query(&Aabb::centered(far, [1.0; 3]))?.len();
+    r.far = c
+        .query_within(&Aabb::centered(far, [1.0; 3]), &mut budget)
+        .map_err(|e| capped(e, &budget, &r, format!("{done}, in the far-box query")))?
+        .len();
+    r.commands = budget.used();
     Ok(r)
 }

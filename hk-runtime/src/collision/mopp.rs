@@ -40,6 +40,41 @@ pub struct Code {
 /// The integer box a query runs with, per axis `[min, max]`.
 type IBox = [[i64; 2]; 3];
 
+/// Commands several queries may run together (a whole check, docs/mopp.md §5): each query
+/// still stops at its own [`Code::step_limit`], and all of them together at the cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    cap: usize,
+    used: usize,
+}
+
+impl Budget {
+    /// A budget of `cap` commands.
+    pub fn new(cap: usize) -> Budget {
+        Budget { cap, used: 0 }
+    }
+
+    /// No cap beyond each query's own limit.
+    pub fn unlimited() -> Budget {
+        Budget::new(usize::MAX)
+    }
+
+    /// The cap.
+    pub fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Commands run so far.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    /// Whether a query stopped because the cap was reached.
+    pub fn spent(&self) -> bool {
+        self.used >= self.cap
+    }
+}
+
 impl Code {
     /// Reads `hkpMoppCode` object `id`.
     ///
@@ -87,10 +122,18 @@ impl Code {
     /// `u32`, more than [`Code::step_limit`] commands, or a box that is not finite; each
     /// names the address of the command.
     pub fn query(&self, b: &Aabb) -> Result<Vec<u32>> {
+        self.query_within(b, &mut Budget::unlimited())
+    }
+
+    /// As [`Code::query`], the commands counted against `budget`.
+    ///
+    /// # Errors
+    /// As [`Code::query`], and the cap of `budget` reached ([`Budget::spent`] then says so).
+    pub fn query_within(&self, b: &Aabb, budget: &mut Budget) -> Result<Vec<u32>> {
         if b.min.iter().chain(&b.max).any(|x| !x.is_finite()) {
             return Err(CollisionError::mopp(0, "the query box is not finite"));
         }
-        self.run(self.quantize(b))
+        self.run(self.quantize(b), budget)
     }
 
     /// Every key a terminal of the code names (the query that takes both sides of every
@@ -99,25 +142,45 @@ impl Code {
     /// # Errors
     /// As [`Code::query`].
     pub fn terminals(&self) -> Result<Vec<u32>> {
-        self.run([[-LIMIT, LIMIT]; 3])
+        self.terminals_within(&mut Budget::unlimited())
     }
 
-    fn run(&self, root: IBox) -> Result<Vec<u32>> {
+    /// As [`Code::terminals`], the commands counted against `budget`.
+    ///
+    /// # Errors
+    /// As [`Code::query_within`].
+    pub fn terminals_within(&self, budget: &mut Budget) -> Result<Vec<u32>> {
+        self.run([[-LIMIT, LIMIT]; 3], budget)
+    }
+
+    fn run(&self, root: IBox, budget: &mut Budget) -> Result<Vec<u32>> {
+        let mut steps = 0usize;
+        let r = self.walk(root, budget.cap - budget.used.min(budget.cap), &mut steps);
+        budget.used = budget.used.saturating_add(steps);
+        r
+    }
+
+    /// Runs one query, counting its commands in `steps`; `left` is what the budget allows.
+    fn walk(&self, root: IBox, left: usize, steps: &mut usize) -> Result<Vec<u32>> {
         let code = &self.bytes;
         let mut keys = Vec::new();
-        let mut steps = 0usize;
         let limit = self.step_limit();
+        let stop = limit.min(left);
         // Pending right branches: address, terminal offset, box in the branch's frame.
         let mut stack: Vec<(usize, u64, IBox)> = vec![(0, 0, root)];
         while let Some((mut pc, mut offset, mut q)) = stack.pop() {
             loop {
-                steps += 1;
-                if steps > limit {
+                if *steps >= stop {
                     return Err(CollisionError::mopp(
                         pc,
-                        format!("more than {limit} commands in one query: the code loops"),
+                        if stop < limit {
+                            format!("the cap on commands was reached after {steps} in this query")
+                        } else {
+                            format!("more than {limit} commands in one query: the code loops")
+                        },
                     ));
                 }
+                *steps += 1;
                 let op = *code.get(pc).ok_or_else(|| {
                     CollisionError::mopp(
                         pc,

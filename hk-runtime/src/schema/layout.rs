@@ -50,6 +50,9 @@ pub struct Layouts<'s> {
     schema: &'s Schema,
     rules: LayoutRules,
     done: HashMap<String, ClassLayout>,
+    /// Classes that do not lay out, with why: a class below one on its parent chain fails
+    /// with the same error without walking the chain again.
+    failed: HashMap<String, Error>,
     flat: HashMap<String, Flattened<'s>>,
 }
 
@@ -63,6 +66,7 @@ impl<'s> Layouts<'s> {
             schema,
             rules,
             done: HashMap::new(),
+            failed: HashMap::new(),
             flat: HashMap::new(),
         }
     }
@@ -132,22 +136,40 @@ impl<'s> Layouts<'s> {
             if self.done.contains_key(n) {
                 break;
             }
-            let class = schema.class(n).ok_or_else(|| {
-                Error::schema(format!(
+            let failed = match (self.failed.get(n), schema.class(n)) {
+                (Some(e), _) => Some(e.clone()),
+                (None, None) => Some(Error::schema(format!(
                     "class `{n}` is not in schema {}",
                     schema.generation.name
-                ))
-            })?;
-            if todo.len() > schema.classes().len() {
-                return Err(Error::schema(format!("parent cycle through `{n}`")));
+                ))),
+                _ if todo.len() > schema.classes().len() => {
+                    Some(Error::schema(format!("parent cycle through `{n}`")))
+                }
+                (None, Some(class)) => {
+                    todo.push(class);
+                    cur = class.parent.as_deref();
+                    None
+                }
+            };
+            if let Some(e) = failed {
+                return Err(self.fail(&todo, e));
             }
-            todo.push(class);
-            cur = class.parent.as_deref();
         }
-        for class in todo.into_iter().rev() {
-            self.compute_one(class, stack)?;
+        for i in (0..todo.len()).rev() {
+            if let Err(e) = self.compute_one(todo[i], stack) {
+                return Err(self.fail(&todo[..=i], e));
+            }
         }
         Ok(())
+    }
+
+    /// Keeps `e` as the error of `classes` (a class and the ones below it on its parent
+    /// chain), and gives it back.
+    fn fail(&mut self, classes: &[&Class], e: Error) -> Error {
+        for c in classes {
+            self.failed.insert(c.name.clone(), e.clone());
+        }
+        e
     }
 
     /// Lays out `class`, whose parent is laid out.

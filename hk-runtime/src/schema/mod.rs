@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-pub use diagnostic::{Diagnostic, Diagnostics};
+pub use diagnostic::{Diagnostic, Diagnostics, LineIndex};
 pub use layout::{ClassLayout, Layouts, MemberLayout};
 pub use plan::{ClassPlan, Elem, MemberPlan, Op};
 pub use shape::{ArrayKind, Shape};
@@ -318,6 +318,9 @@ struct Caches {
     signatures: Box<[Once<u32>]>,
     /// Values one instance holds, per class ([`Schema::values_of`]).
     values: Box<[Once<u64>]>,
+    /// The hashed chain description per class, kept once described, or why it fails
+    /// (signatures).
+    chains: Box<[Once<signature::Digest>]>,
 }
 
 impl Clone for Caches {
@@ -333,6 +336,7 @@ impl Caches {
             plans: Default::default(),
             signatures: (0..n).map(|_| OnceLock::new()).collect(),
             values: (0..n).map(|_| OnceLock::new()).collect(),
+            chains: (0..n).map(|_| OnceLock::new()).collect(),
         }
     }
 }
@@ -498,6 +502,12 @@ impl Schema {
         })
     }
 
+    /// The kept digest of class `id`'s chain description (`None` while the schema is being
+    /// validated, before its caches exist).
+    pub(crate) fn chain_digest_cell(&self, id: ClassId) -> Option<&Once<signature::Digest>> {
+        self.caches.chains.get(id.0 as usize)
+    }
+
     /// The signature a writer stores for class `id` (pinned, else computed), computed once.
     ///
     /// # Errors
@@ -547,10 +557,13 @@ impl Schema {
         if let Some(p) = cell.get() {
             return Ok(p);
         }
-        // Computed outside the cell: a plan needs the plans of its struct members' classes,
-        // and the layout engine rejects classes that contain each other before that.
-        let p = plan::build(self, id, rules);
-        Ok(cell.get_or_init(|| p))
+        // Computed outside the cell: a plan needs the plans of its struct members' classes
+        // (the layout engine rejects classes that contain each other before that) and of
+        // its arrays' element classes (bounded by `plan::MAX_PLAN_NESTING`).
+        match plan::build(self, id, rules) {
+            (Err(e), false) => Err(e),
+            (p, _) => Ok(cell.get_or_init(|| p)),
+        }
     }
 
     /// Every class, in load order.

@@ -5,6 +5,7 @@
 //! Readers and writers run plans instead of asking the layout engine per object; a
 //! [`Schema`] computes each plan once ([`Schema::plan`]).
 
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
 use super::layout::Layouts;
@@ -111,8 +112,74 @@ pub struct ClassPlan {
     pub primitive: bool,
 }
 
-/// Builds the plan of `id` (see [`Schema::plan`], which caches it).
-pub(super) fn build(schema: &Schema, id: ClassId, rules: LayoutRules) -> Result<Arc<ClassPlan>> {
+/// Plans nest at most this deep: a plan needs the plans of the classes its structs and
+/// arrays of structs hold (for their sizes and padding), and arrays of structs are not
+/// bounded by the schema's nesting check. Deeper, or round a cycle (a class holding an
+/// array of itself), a plan is refused rather than recursing until the stack runs out.
+pub const MAX_PLAN_NESTING: usize = 64;
+
+thread_local! {
+    /// The plans being built on this thread, outermost first (class, rules index).
+    static BUILDING: RefCell<Vec<(ClassId, usize)>> = const { RefCell::new(Vec::new()) };
+    /// Whether the nesting check refused a plan under the outermost one being built.
+    static REFUSED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Off the [`BUILDING`] stack when dropped.
+struct Entered;
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        BUILDING.with_borrow_mut(|b| b.pop());
+    }
+}
+
+fn enter(schema: &Schema, id: ClassId, rules: LayoutRules) -> Result<Entered> {
+    BUILDING.with_borrow_mut(|b| {
+        let key = (id, rules.index());
+        if let Some(i) = b.iter().position(|k| *k == key) {
+            REFUSED.set(true);
+            let path: Vec<&str> = b[i..]
+                .iter()
+                .map(|(c, _)| schema.name_of(*c))
+                .chain([schema.name_of(id)])
+                .collect();
+            return Err(Error::schema(format!(
+                "the plan of `{}` needs itself: {} (arrays of structs that hold each other)",
+                schema.name_of(id),
+                path.join(" > ")
+            )));
+        }
+        if b.len() >= MAX_PLAN_NESTING {
+            REFUSED.set(true);
+            return Err(Error::schema(format!(
+                "plans nest deeper than {MAX_PLAN_NESTING} at `{}` (structs and arrays of structs whose classes hold others)",
+                schema.name_of(id)
+            )));
+        }
+        b.push(key);
+        Ok(Entered)
+    })
+}
+
+/// Builds the plan of `id` (see [`Schema::plan`], which caches it), and whether to keep
+/// the result: not when the nesting check refused a plan under it, since the same class
+/// may plan when asked for nearer the top.
+pub(super) fn build(
+    schema: &Schema,
+    id: ClassId,
+    rules: LayoutRules,
+) -> (Result<Arc<ClassPlan>>, bool) {
+    let outermost = BUILDING.with_borrow(Vec::is_empty);
+    let r = enter(schema, id, rules).and_then(|_entered| build_plan(schema, id, rules));
+    let keep = r.is_ok() || !REFUSED.get();
+    if outermost {
+        REFUSED.set(false);
+    }
+    (r, keep)
+}
+
+fn build_plan(schema: &Schema, id: ClassId, rules: LayoutRules) -> Result<Arc<ClassPlan>> {
     let name = schema.name_of(id);
     let mut layouts = Layouts::new(schema, rules);
     let layout = layouts.class(name)?.clone();
@@ -221,6 +288,28 @@ pub fn array_header_size(kind: ArrayKind, p: u32) -> u32 {
     }
 }
 
+/// The most separate ranges the members of one plan cover (a range that starts where the
+/// last ended extends it), 160 times the most of any shipped class (25 gaps,
+/// `hkaiSplitGenerationSnapshot` of 2014.2). C arrays of structs with padding inside,
+/// nested, split a body into as many ranges as it has bytes, up to 4 GiB of them; a plan
+/// keeps its gaps for the schema's lifetime, under each set of rules.
+pub const MAX_PLAN_RANGES: usize = 4096;
+
+/// Adds `[start, end)` to `out`, joined to the last range when it follows it.
+fn push_range(out: &mut Vec<(u32, u32)>, start: u32, end: u32) -> Result<()> {
+    if let Some(last) = out.last_mut().filter(|l| l.1 == start) {
+        last.1 = end;
+        return Ok(());
+    }
+    if out.len() >= MAX_PLAN_RANGES {
+        return Err(Error::schema(format!(
+            "the members cover the body in more than {MAX_PLAN_RANGES} separate ranges (C arrays of structs with padding inside, nested)"
+        )));
+    }
+    out.push((start, end));
+    Ok(())
+}
+
 /// Adds the byte ranges a value of `op` at `at` (taking `size` bytes) covers.
 fn cover(
     schema: &Schema,
@@ -231,31 +320,31 @@ fn cover(
     out: &mut Vec<(u32, u32)>,
 ) -> Result<()> {
     let p = rules.ptr();
-    let mut leaf = |n: u32| out.push((at, at + n));
+    let mut leaf = |n: u32| push_range(out, at, at + n);
     match op {
         Op::Void => {}
-        Op::Bool => leaf(1),
-        Op::Int { bytes, .. } => leaf(u32::from(*bytes)),
-        Op::ULong(w) => leaf(u32::from(*w)),
-        Op::Real => leaf(4),
-        Op::Half => leaf(2),
-        Op::Floats(n) => leaf(4 * u32::from(*n)),
-        Op::Pointer | Op::String => leaf(p),
-        Op::Variant => leaf(2 * p),
-        Op::Array(kind, _) => leaf(array_header_size(*kind, p)),
+        Op::Bool => leaf(1)?,
+        Op::Int { bytes, .. } => leaf(u32::from(*bytes))?,
+        Op::ULong(w) => leaf(u32::from(*w))?,
+        Op::Real => leaf(4)?,
+        Op::Half => leaf(2)?,
+        Op::Floats(n) => leaf(4 * u32::from(*n))?,
+        Op::Pointer | Op::String => leaf(p)?,
+        Op::Variant => leaf(2 * p)?,
+        Op::Array(kind, _) => leaf(array_header_size(*kind, p))?,
         // Reading one fails with its name; nothing of it is padding.
-        Op::Unsupported(_) => leaf(size),
+        Op::Unsupported(_) => leaf(size)?,
         Op::Struct(c) => {
             let plan = schema.plan(*c, rules)?;
             let mut start = 0;
             for &(gs, ge) in plan.gaps.iter() {
                 if gs > start {
-                    out.push((at + start, at + gs));
+                    push_range(out, at + start, at + gs)?;
                 }
                 start = ge;
             }
             if start < plan.size {
-                out.push((at + start, at + plan.size));
+                push_range(out, at + start, at + plan.size)?;
             }
         }
         Op::CArray(n, e) => {

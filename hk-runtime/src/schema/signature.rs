@@ -5,9 +5,43 @@
 //! rewrite, and an ignored member's old sub-type, when not `void`, is written as an extra
 //! `u16`. All integers are little-endian whatever the file's byte order.
 
+use std::sync::OnceLock;
+
 use crate::error::{Error, Result};
-use crate::schema::{Class, Enum, Member, Schema};
+use crate::schema::{Class, ClassId, Enum, Member, Schema};
 use crate::types::{flag_names, TypeKind};
+
+/// The longest description a signature hashes: 4 MiB, about 160 times the longest of the
+/// shipped schemas (25,965 bytes, `hkp6DofConstraintData` of 2014.2). Struct members that
+/// hold a class that holds another many times over describe a class exponentially long
+/// (two members a level, 34 levels: 2^34 copies); such a class is refused at this length
+/// rather than hashed, or written out when traced, without end.
+pub const MAX_DESCRIPTION: u64 = 4 << 20;
+
+/// A class's chain description hashed: the CRC state with its length, and how many levels
+/// of struct members nest under it. The schema keeps one per class, so each class's own
+/// description is hashed once however many classes include it (as a parent or by value);
+/// the rest is combining CRCs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Digest {
+    crc: crc32fast::Hasher,
+    height: usize,
+}
+
+impl Digest {
+    /// `next` appended; the combined description's length is checked first.
+    fn append(&mut self, next: &Digest, class: &str) -> Result<()> {
+        let len = self.crc.total_len() + next.crc.total_len();
+        if len > MAX_DESCRIPTION {
+            return Err(Error::schema(format!(
+                "the description the signature of `{class}` hashes runs past {MAX_DESCRIPTION} bytes: struct members hold classes that hold others many times over"
+            )));
+        }
+        self.crc.combine(&next.crc);
+        self.height = self.height.max(next.height);
+        Ok(())
+    }
+}
 
 /// How a class's signature was obtained.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,9 +106,84 @@ pub fn signature(schema: &Schema, class: &str) -> Result<Signature> {
 /// # Errors
 /// As [`signature`].
 pub fn compute(schema: &Schema, class: &str) -> Result<u32> {
-    let mut w = Writer::new(false);
-    describe_chain(schema, class, &mut w, 0)?;
-    Ok(crc32fast::hash(&w.buf))
+    Ok(chain_digest(schema, class, 0)?.crc.finalize())
+}
+
+/// The digest of `name`'s chain description at nesting `depth`: the classes up to the
+/// first ancestor the schema keeps a digest of are described (struct members through
+/// their own kept digests) and kept in turn, so a chain of thousands of classes is
+/// described once for all their signatures. A failure at the top (`depth` 0) is kept too,
+/// for the class and the ones below it: it fails at any depth.
+fn chain_digest(schema: &Schema, name: &str, depth: usize) -> Result<Digest> {
+    if depth > MAX_DEPTH {
+        return Err(nested_too_deep(name));
+    }
+    let mut todo = Vec::new();
+    let mut tail = Digest::default();
+    let mut cur = Some(name);
+    while let Some(n) = cur {
+        let id = schema.class_id(n).ok_or_else(|| Error::missing_class(n))?;
+        match schema.chain_digest_cell(id).and_then(OnceLock::get) {
+            Some(Ok(d)) => {
+                tail = d.clone();
+                break;
+            }
+            Some(Err(e)) => return Err(keep_failure(schema, &todo, e.clone())),
+            None => {}
+        }
+        // A chain longer than the schema has classes goes round in a cycle.
+        if todo.len() > schema.classes().len() {
+            let e = Error::schema(format!("parent cycle through `{n}`"));
+            return Err(keep_failure(schema, &todo, e));
+        }
+        todo.push(id);
+        cur = schema.classes()[id.0 as usize].parent.as_deref();
+    }
+    for i in (0..todo.len()).rev() {
+        let c = &schema.classes()[todo[i].0 as usize];
+        let d = own_digest(schema, c, depth).and_then(|mut d| {
+            d.append(&tail, &c.name)?;
+            Ok(d)
+        });
+        match d {
+            Ok(d) => {
+                if let Some(cell) = schema.chain_digest_cell(todo[i]) {
+                    let _ = cell.set(Ok(d.clone()));
+                }
+                tail = d;
+            }
+            Err(e) if depth == 0 => return Err(keep_failure(schema, &todo[..=i], e)),
+            Err(e) => return Err(e),
+        }
+    }
+    if depth + tail.height > MAX_DEPTH {
+        return Err(nested_too_deep(name));
+    }
+    Ok(tail)
+}
+
+/// The digest of `c`'s own description at nesting `depth`.
+fn own_digest(schema: &Schema, c: &Class, depth: usize) -> Result<Digest> {
+    let mut w = Writer::hashing();
+    describe_class(schema, c, &mut w, depth).map_err(|e| e.in_(c.name.clone()))?;
+    w.finish(&c.name)
+}
+
+/// Keeps `e` as the outcome of `classes` (a class and the ones below it on its parent
+/// chain), and gives it back.
+fn keep_failure(schema: &Schema, classes: &[ClassId], e: Error) -> Error {
+    for &id in classes {
+        if let Some(cell) = schema.chain_digest_cell(id) {
+            let _ = cell.set(Err(e.clone()));
+        }
+    }
+    e
+}
+
+fn nested_too_deep(class: &str) -> Error {
+    Error::schema(format!(
+        "struct members nest deeper than {MAX_DEPTH} at `{class}`"
+    ))
 }
 
 /// The description bytes of `class` and its parents (exposed for diagnostics and tests).
@@ -213,14 +322,18 @@ pub fn describe(schema: &Schema, class: &str) -> Result<Description> {
 
 const MAX_DEPTH: usize = 64;
 
-/// The hashed bytes and, when tracing, what they say.
+/// The hashed bytes and, when tracing, what they say; or, when hashing, the digest of what
+/// was written so far with struct members' classes taken from their kept digests.
 struct Writer {
     buf: Vec<u8>,
     trace: bool,
     lines: Vec<DescLine>,
     includes: Vec<(String, Via)>,
+    included: std::collections::HashSet<String>,
     /// Where the current line's bytes start.
     mark: usize,
+    /// When hashing: the bytes before `buf` and the nested digests, combined.
+    digest: Option<Digest>,
 }
 
 impl Writer {
@@ -230,8 +343,51 @@ impl Writer {
             trace,
             lines: Vec::new(),
             includes: Vec::new(),
+            included: Default::default(),
             mark: 0,
+            digest: None,
         }
+    }
+
+    fn hashing() -> Self {
+        Writer {
+            digest: Some(Digest::default()),
+            ..Writer::new(false)
+        }
+    }
+
+    /// The bytes written so far moved into the digest.
+    fn flush(&mut self) {
+        if let Some(d) = &mut self.digest {
+            d.crc.update(&self.buf);
+            self.buf.clear();
+            self.mark = 0;
+        }
+    }
+
+    /// A struct member's class described by its digest `d` (hashing only).
+    fn nest(&mut self, d: &Digest, class: &str) -> Result<()> {
+        self.flush();
+        if let Some(mine) = &mut self.digest {
+            mine.append(d, class)?;
+            mine.height = mine.height.max(d.height + 1);
+        }
+        Ok(())
+    }
+
+    /// The digest of everything written (hashing only).
+    fn finish(mut self, class: &str) -> Result<Digest> {
+        let pending = Digest {
+            crc: {
+                let mut h = crc32fast::Hasher::new();
+                h.update(&self.buf);
+                h
+            },
+            height: 0,
+        };
+        let mut d = self.digest.take().unwrap_or_default();
+        d.append(&pending, class)?;
+        Ok(d)
     }
 
     fn i32(&mut self, v: i32) {
@@ -262,17 +418,16 @@ impl Writer {
     }
 
     fn include(&mut self, class: &str, via: impl FnOnce() -> Via) {
-        if self.trace && !self.includes.iter().any(|(c, _)| c == class) {
+        if self.trace && self.included.insert(class.to_string()) {
             self.includes.push((class.to_string(), via()));
         }
     }
 }
 
+/// `class` and its parents written out whole (for the description's bytes and lines).
 fn describe_chain(schema: &Schema, class: &str, w: &mut Writer, depth: usize) -> Result<()> {
     if depth > MAX_DEPTH {
-        return Err(Error::schema(format!(
-            "struct members nest deeper than {MAX_DEPTH} at `{class}`"
-        )));
+        return Err(nested_too_deep(class));
     }
     let chain = schema.chain(class)?;
     for (i, c) in chain.iter().enumerate() {
@@ -282,6 +437,11 @@ fn describe_chain(schema: &Schema, class: &str, w: &mut Writer, depth: usize) ->
             });
         }
         describe_class(schema, c, w, depth).map_err(|e| e.in_(c.name.clone()))?;
+        if w.buf.len() as u64 > MAX_DESCRIPTION {
+            return Err(Error::schema(format!(
+                "the description the signature of `{class}` hashes runs past {MAX_DESCRIPTION} bytes: struct members hold classes that hold others many times over"
+            )));
+        }
     }
     Ok(())
 }
@@ -354,7 +514,12 @@ fn describe_member(
                 owner: owner.name.clone(),
                 member: m.name.clone(),
             });
-            describe_chain(schema, cl, w, depth + 1)?;
+            if w.digest.is_some() {
+                let d = chain_digest(schema, cl, depth + 1)?;
+                w.nest(&d, &owner.name)?;
+            } else {
+                describe_chain(schema, cl, w, depth + 1)?;
+            }
         }
     }
     if let Some(r) = &m.enum_ref {

@@ -14,7 +14,7 @@ use std::path::Path;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::diagnostic::{Diagnostic, Diagnostics};
+use super::diagnostic::{Diagnostic, Diagnostics, LineIndex};
 
 /// One node of a parsed TOML document.
 pub(super) type Node<'i> = Spanned<DeValue<'i>>;
@@ -23,9 +23,11 @@ pub(super) type Node<'i> = Spanned<DeValue<'i>>;
 pub(super) struct Source<'a> {
     pub(super) path: &'a Path,
     text: &'a str,
-    /// Where each line after the first starts, made on first use (a class of many members
-    /// asks for a line per member: counting from the start each time is quadratic).
-    lines: OnceCell<Vec<usize>>,
+    /// Where each line starts and how wide its characters are, made on first use: a class
+    /// of many members asks for a line per member, and a line of many bad values for a
+    /// column per value; counting from the start (or the line's start) each time is
+    /// quadratic.
+    index: OnceCell<LineIndex>,
 }
 
 impl<'a> Source<'a> {
@@ -33,8 +35,12 @@ impl<'a> Source<'a> {
         Source {
             path,
             text,
-            lines: OnceCell::new(),
+            index: OnceCell::new(),
         }
+    }
+
+    fn index(&self) -> &LineIndex {
+        self.index.get_or_init(|| LineIndex::new(self.text))
     }
 
     pub(super) fn diag(
@@ -43,17 +49,7 @@ impl<'a> Source<'a> {
         key: &str,
         message: impl Into<String>,
     ) -> Diagnostic {
-        let (line, column) = match span {
-            Some(r) => {
-                let before = &self.text[..floor_char(self.text, r.start)];
-                let column = before[before.rfind('\n').map_or(0, |i| i + 1)..]
-                    .chars()
-                    .count()
-                    + 1;
-                (self.line(&r), column)
-            }
-            None => (0, 0),
-        };
+        let (line, column) = span.map_or((0, 0), |r| self.index().line_column(self.text, r.start));
         Diagnostic {
             file: self.path.to_path_buf(),
             line,
@@ -65,16 +61,7 @@ impl<'a> Source<'a> {
 
     /// The 1-based line where `span` starts.
     pub(super) fn line(&self, span: &Range<usize>) -> usize {
-        let starts = self.lines.get_or_init(|| {
-            self.text
-                .bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| i + 1)
-                .collect()
-        });
-        // Lines that start at or before the offset, plus the first.
-        starts.partition_point(|&s| s <= span.start) + 1
+        self.index().line(span.start)
     }
 
     /// The document's root table, or the parser's first error (with the key its line
@@ -93,15 +80,6 @@ impl<'a> Source<'a> {
             }
         }
     }
-}
-
-/// The largest char boundary of `text` at or before `at`.
-fn floor_char(text: &str, at: usize) -> usize {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 /// The dotted key a TOML text assigns on 1-based line `line` (`layout.endian`), for
