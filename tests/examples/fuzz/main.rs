@@ -10,15 +10,17 @@
 //! input plus 64 MiB) and for the time it took; the run ends with a summary.
 //!
 //! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS]
-//!  [all|packfiles|tagfiles|xml|binary-tagfiles] [--mode bytes|structure|both] [--minutes N]
-//!  [--seed S]`
+//!  [all|packfiles|tagfiles|xml|binary-tagfiles|schema-folders] [--mode bytes|structure|both]
+//!  [--minutes N] [--seed S]`
 //!
 //! With `--minutes N` the files are taken round-robin until N minutes have passed (ROUNDS is
 //! then ignored); without it each file gets ROUNDS mutations (default 200). `xml` mutates
 //! Havok XML text instead (`xml.rs`); `binary-tagfiles` the old binary tagfiles, with
-//! insertions, deletions and cuts besides corruptions (`binary.rs`).
+//! insertions, deletions and cuts besides corruptions (`binary.rs`); `schema-folders` the
+//! shipped schema folders, structurally (`schema.rs`).
 
 mod binary;
+mod schema;
 mod structure;
 mod xml;
 
@@ -81,7 +83,9 @@ fn args() -> Args {
                 a.rounds = x.parse().unwrap();
                 positional += 1;
             }
-            "all" | "packfiles" | "tagfiles" | "xml" | "binary-tagfiles" => a.which = x,
+            "all" | "packfiles" | "tagfiles" | "xml" | "binary-tagfiles" | "schema-folders" => {
+                a.which = x
+            }
             other => panic!("unknown argument `{other}`"),
         }
     }
@@ -250,6 +254,12 @@ fn main() {
     }
     if a.which == "binary-tagfiles" {
         if !binary::run(a.rounds, a.minutes, a.seed) {
+            std::process::exit(1);
+        }
+        return;
+    }
+    if a.which == "schema-folders" {
+        if !schema::run(a.rounds, a.minutes, a.seed) {
             std::process::exit(1);
         }
         return;
