@@ -10,16 +10,18 @@
 //! input plus 64 MiB) and for the time it took; the run ends with a summary.
 //!
 //! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS]
-//!  [all|packfiles|tagfiles|xml|binary-tagfiles] [--mode bytes|structure|both] [--minutes N]
-//!  [--seed S]`
+//!  [all|packfiles|tagfiles|xml|binary-tagfiles|schema-folders] [--mode bytes|structure|both]
+//!  [--minutes N] [--seed S]`
 //!
 //! With `--minutes N` the files are taken round-robin until N minutes have passed (ROUNDS is
 //! then ignored); without it each file gets ROUNDS mutations (default 200). `xml` mutates
 //! Havok XML text instead (`xml.rs`); `binary-tagfiles` the old binary tagfiles, with
 //! insertions, deletions and cuts besides corruptions, and with `--mode structure` changes
-//! to their records (`binary.rs`).
+//! to their records (`binary.rs`); `schema-folders` the shipped schema folders,
+//! structurally (`schema.rs`).
 
 mod binary;
+mod schema;
 mod structure;
 mod xml;
 
@@ -82,7 +84,9 @@ fn args() -> Args {
                 a.rounds = x.parse().unwrap();
                 positional += 1;
             }
-            "all" | "packfiles" | "tagfiles" | "xml" | "binary-tagfiles" => a.which = x,
+            "all" | "packfiles" | "tagfiles" | "xml" | "binary-tagfiles" | "schema-folders" => {
+                a.which = x
+            }
             other => panic!("unknown argument `{other}`"),
         }
     }
@@ -258,6 +262,12 @@ fn main() {
             on(Mode::Bytes),
             on(Mode::Structure),
         ) {
+            std::process::exit(1);
+        }
+        return;
+    }
+    if a.which == "schema-folders" {
+        if !schema::run(a.rounds, a.minutes, a.seed) {
             std::process::exit(1);
         }
         return;
