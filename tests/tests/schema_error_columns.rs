@@ -21,7 +21,8 @@ fn class_text(items: usize) -> String {
 
 #[test]
 fn a_line_of_many_bad_enum_values_is_reported_in_linear_time() {
-    const ITEMS: usize = 120_000;
+    // About 3.4 MB, under the 4 MiB a schema file may hold.
+    const ITEMS: usize = 80_000;
     let dir = hk_tests::temp_dir("one-line-of-errors");
     std::fs::copy(
         hk_tests::schemas().join("havok-7.1/generation.toml"),
@@ -57,4 +58,42 @@ fn a_line_of_many_bad_enum_values_is_reported_in_linear_time() {
     // Scanning the line again for each problem took minutes; the index takes well under
     // a second, so this holds on a loaded machine.
     assert!(secs < 15.0, "{secs:.1} s");
+}
+
+#[test]
+fn a_schema_file_over_the_limit_is_refused_with_its_size() {
+    let dir = hk_tests::temp_dir("schema-file-too-large");
+    std::fs::copy(
+        hk_tests::schemas().join("havok-7.1/generation.toml"),
+        dir.join("generation.toml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("classes")).unwrap();
+    // Valid TOML, one byte past the limit: a long note.
+    let head = "name = \"Big\"\nnote = \"";
+    let tail = "\"\n";
+    let fill = hk_runtime::schema::MAX_SCHEMA_FILE + 1 - head.len() - tail.len();
+    let text = format!("{head}{}{tail}", "x".repeat(fill));
+    assert_eq!(text.len(), hk_runtime::schema::MAX_SCHEMA_FILE + 1);
+    std::fs::write(dir.join("classes/Big.toml"), &text).unwrap();
+    let d = Schema::load(&*dir).expect_err("the file is over the limit");
+    assert_eq!(d.0.len(), 1, "{d}");
+    let p = &d.0[0];
+    assert!(p.file.ends_with("classes/Big.toml"), "{p}");
+    assert!(
+        p.message
+            .contains(&format!("this file is {} bytes", text.len()))
+            && p.message.contains("at most 4194304 bytes"),
+        "{p}"
+    );
+    // From texts (what generated crates embed) the same limit holds.
+    let classes = vec![(dir.join("classes/Big.toml"), text)];
+    let gen = std::fs::read_to_string(dir.join("generation.toml")).unwrap();
+    let d = Schema::parse((&dir.join("generation.toml"), &gen), &classes).expect_err("too large");
+    assert!(d.0[0].message.contains("at most 4194304 bytes"), "{d}");
+    // One byte less loads.
+    let mut ok = classes[0].1.clone();
+    ok.remove(head.len());
+    let classes = vec![(dir.join("classes/Big.toml"), ok)];
+    Schema::parse((&dir.join("generation.toml"), &gen), &classes).expect("at the limit");
 }

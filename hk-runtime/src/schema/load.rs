@@ -8,7 +8,7 @@ use toml::Spanned;
 
 use super::diagnostic::{Diagnostic, Diagnostics};
 use super::names::{self, NameKind};
-use super::spanned::{raw_table, Cx, FromToml, Node, Source};
+use super::spanned::{raw_table, read_text, Cx, FromToml, Node, Source};
 use super::{Class, Container, Enum, EnumItem, Generation, Member, Origin, Pinned, Schema};
 use crate::rules::{Endian, LayoutRules};
 use crate::types::TypeKind;
@@ -168,7 +168,7 @@ impl Generation {
     /// Every problem in that file, with its line and key.
     pub fn load(dir: impl AsRef<Path>) -> Result<Generation, Diagnostics> {
         let path = dir.as_ref().join("generation.toml");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = read_text(&path).map_err(|e| {
             Diagnostics(vec![Diagnostic {
                 file: path.clone(),
                 line: 0,
@@ -205,7 +205,7 @@ impl Schema {
         let dir = dir.as_ref();
         let mut diags = Diagnostics::default();
         let gen_path = dir.join("generation.toml");
-        let generation = match std::fs::read_to_string(&gen_path) {
+        let generation = match read_text(&gen_path) {
             Ok(text) => {
                 let src = Source::new(&gen_path, &text);
                 parse::<RawGeneration>(&src, &mut diags)
@@ -242,7 +242,7 @@ impl Schema {
         files.sort();
         let mut texts = Vec::new();
         for path in files {
-            match std::fs::read_to_string(&path) {
+            match read_text(&path) {
                 Ok(t) => texts.push((path, t)),
                 Err(e) => diags.push(Diagnostic {
                     file: path.clone(),

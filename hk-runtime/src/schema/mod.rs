@@ -33,6 +33,7 @@ pub use diagnostic::{Diagnostic, Diagnostics, LineIndex};
 pub use layout::{ClassLayout, Layouts, MemberLayout};
 pub use plan::{ClassPlan, Elem, MemberPlan, Op};
 pub use shape::{ArrayKind, Shape};
+pub use spanned::MAX_SCHEMA_FILE;
 
 use crate::error::{Error, Result};
 use crate::rules::LayoutRules;

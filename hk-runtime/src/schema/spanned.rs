@@ -16,6 +16,12 @@ use toml::Spanned;
 
 use super::diagnostic::{Diagnostic, Diagnostics, LineIndex};
 
+/// The largest schema file (a class file or `generation.toml`) hk reads: 4 MiB. The
+/// largest shipped file is 9 KB; parsing holds about 32 bytes of tree per byte of text,
+/// so a bound per file keeps a downloaded folder from taking memory without limit
+/// (schemas/README.md, "Limits").
+pub const MAX_SCHEMA_FILE: usize = 4 << 20;
+
 /// One node of a parsed TOML document.
 pub(super) type Node<'i> = Spanned<DeValue<'i>>;
 
@@ -67,6 +73,10 @@ impl<'a> Source<'a> {
     /// The document's root table, or the parser's first error (with the key its line
     /// assigns, when it names none).
     pub(super) fn parse(&self, diags: &mut Diagnostics) -> Option<Node<'a>> {
+        if self.text.len() > MAX_SCHEMA_FILE {
+            diags.push(self.diag(None, "", too_large(self.text.len() as u64)));
+            return None;
+        }
         match DeTable::parse(self.text) {
             Ok(t) => {
                 let span = t.span();
@@ -80,6 +90,30 @@ impl<'a> Source<'a> {
             }
         }
     }
+}
+
+/// The message for a schema file over [`MAX_SCHEMA_FILE`].
+pub(super) fn too_large(len: u64) -> String {
+    format!(
+        "this file is {len} bytes; a schema file is at most {MAX_SCHEMA_FILE} bytes \
+         (schemas/README.md, \"Limits\")"
+    )
+}
+
+/// Reads a schema file as text, refusing one over [`MAX_SCHEMA_FILE`] before reading
+/// more than that.
+pub(super) fn read_text(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    f.take(MAX_SCHEMA_FILE as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    if text.len() > MAX_SCHEMA_FILE {
+        let len = std::fs::metadata(path).map_or(text.len() as u64, |m| m.len());
+        return Err(too_large(len));
+    }
+    Ok(text)
 }
 
 /// The dotted key a TOML text assigns on 1-based line `line` (`layout.endian`), for
