@@ -1,11 +1,12 @@
 //! `hk cm box`: writes an id Tech cm `.hkshape` holding one box `hknpConvexPolytopeShape`
-//! built by `hk_runtime::collision::hknp_build` (mass properties and penetration depth by
+//! built by `hk_runtime::collision::hknp::build` (mass properties and penetration depth by
 //! the retail box rules of docs/collision-notes.md §12), through the tagfile and cm writers
 //! and the `havok-2016` schema.
 
 use std::path::Path;
 
-use hk_runtime::collision::hknp_build::{self, CONVEX_RADIUS};
+use hk_runtime::collision::hknp;
+use hk_runtime::collision::hknp::build::CONVEX_RADIUS;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -34,7 +35,7 @@ pub fn parse_half_extents(text: &str) -> Result<[f32; 3]> {
             .parse()
             .map_err(|_| Error::usage(format!("--half-extents `{text}`: `{p}` is not a number")))?;
     }
-    hknp_build::check_half_extents(h)
+    hknp::build::check_half_extents(h)
         .map_err(|e| Error::usage(format!("--half-extents `{text}`: {e}")))?;
     Ok(h)
 }
@@ -45,13 +46,13 @@ pub fn parse_half_extents(text: &str) -> Result<[f32; 3]> {
 /// Bad half extents, a schema without the hknp classes, or a file that cannot be written
 /// (a symbolic link is refused, [`crate::outputs`]).
 pub fn box_cmd(ctx: &Context, half: [f32; 3], out: &Path, o: &mut Out<'_>) -> Result<Status> {
-    hknp_build::check_half_extents(half).map_err(|e| Error::usage(e.to_string()))?;
+    hknp::build::check_half_extents(half).map_err(|e| Error::usage(e.to_string()))?;
     let outputs = Outputs::new();
     outputs.check(out)?;
     let schema = ctx.schemas().load(SCHEMA)?;
-    let bytes = hknp_build::box_file(schema, half)?;
+    let bytes = hknp::build::box_file(schema, half)?;
     outputs.write(out, &bytes)?;
-    let m = hknp_build::box_mass(half, CONVEX_RADIUS);
+    let m = hknp::build::box_mass(half, CONVEX_RADIUS);
     outln!(
         o,
         "{} ({} bytes): cm box hknpConvexPolytopeShape, half extents {} {} {}, convex radius {CONVEX_RADIUS}",
@@ -69,7 +70,7 @@ pub fn box_cmd(ctx: &Context, half: [f32; 3], out: &Path, o: &mut Out<'_>) -> Re
         m.inertia[0],
         m.inertia[1],
         m.inertia[2],
-        hknp_build::unhalf16(m.penetration)
+        hknp::build::unhalf16(m.penetration)
     );
     Ok(Status::Success)
 }

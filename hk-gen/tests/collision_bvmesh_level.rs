@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use hk_gen::sample::destiny;
-use hk_runtime::collision::{self, bvmesh, pack, Affine};
+use hk_runtime::collision::hkp::{bvmesh, pack};
+use hk_runtime::collision::{self, Affine};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::ReadOptions;
 

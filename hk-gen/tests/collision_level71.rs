@@ -9,9 +9,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use hk_gen::sample::level71;
-use hk_runtime::collision::level_build::{BodyDesc, ShapeDesc};
+use hk_runtime::collision::hkp::level_build::{BodyDesc, ShapeDesc};
+use hk_runtime::collision::mopp::check;
 use hk_runtime::collision::mopp::MARGIN;
-use hk_runtime::collision::{self, check, Aabb, Scene, ShapeKind};
+use hk_runtime::collision::{self, Aabb, Scene, ShapeKind};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::packfile::read::ReadOptions;
 use hk_runtime::packfile::PackfileInfo;

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use hk_runtime::collision::meshbuild::{build, BuildOptions, Face};
+use hk_runtime::collision::hknp::mesh_build::{build, BuildOptions, Face};
 use hk_runtime::graph::Graph;
 use hk_runtime::tagfile::phive::{Extra, HitMask, Material, Phive, SHAPE};
 use hk_runtime::tagfile::reflect;

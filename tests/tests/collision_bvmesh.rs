@@ -6,9 +6,11 @@
 
 use std::sync::Arc;
 
-use hk_runtime::collision::bvmesh::{self, BvMesh, PrimitiveKind};
-use hk_runtime::collision::bvmesh_build::{build_compound, build_mesh, InstanceInput};
-use hk_runtime::collision::{self, compound, pack, Aabb, Vec3};
+use hk_runtime::collision::hkp::bvmesh::{self, BvMesh, PrimitiveKind};
+use hk_runtime::collision::hkp::bvmesh_build::{build_compound, build_mesh, InstanceInput};
+use hk_runtime::collision::hkp::compound;
+use hk_runtime::collision::hkp::pack;
+use hk_runtime::collision::{self, Aabb, Vec3};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::graph::{Array, Graph, ObjectId, Value};
 use hk_runtime::packfile::PackfileInfo;

@@ -5,7 +5,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use hk_runtime::collision::{self, check, Aabb, Scene};
+use hk_runtime::collision::mopp::check;
+use hk_runtime::collision::{self, Aabb, Scene};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::graph::Value;
 use hk_runtime::ReadOptions;
@@ -57,7 +58,7 @@ fn exported_triangles_match_the_subpart_records() {
             .sum();
         assert_eq!(scene.vertex_count(), stored, "{rel}");
         let mut out = Vec::new();
-        let w = collision::obj::write(&scene, &mut out, 1).unwrap();
+        let w = collision::export::obj::write(&scene, &mut out, 1).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text.lines().filter(|l| l.starts_with("f ")).count(),

@@ -1,10 +1,11 @@
-//! `collision::level_build` (docs/collision-notes.md §14): what it refuses, and that the
+//! `collision::hkp::level_build` (docs/collision-notes.md §14): what it refuses, and that the
 //! same description builds in another generation's schema and reads back there.
 
 use std::sync::Arc;
 
-use hk_runtime::collision::level_build::{build, BodyDesc, Placement, ShapeDesc, TriMesh};
-use hk_runtime::collision::{self, check};
+use hk_runtime::collision::hkp::level_build::{build, BodyDesc, Placement, ShapeDesc, TriMesh};
+use hk_runtime::collision::mopp::check;
+use hk_runtime::collision::{self};
 
 fn quad() -> TriMesh {
     TriMesh {

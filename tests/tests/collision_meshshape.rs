@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use hk_runtime::collision::meshbuild::{build, BuildOptions, Face};
-use hk_runtime::collision::meshshape::{decode, pack, unpack, MeshShapeData};
+use hk_runtime::collision::hknp::mesh_build::{build, BuildOptions, Face};
+use hk_runtime::collision::hknp::mesh_shape::{decode, pack, unpack, MeshShapeData};
 use hk_runtime::collision::{read_with, Scene};
 use hk_runtime::file::{self, Origin, Schemas};
 use hk_runtime::graph::{Graph, ObjectId};
@@ -360,7 +360,7 @@ fn a_vertex_buffer_of_partial_vertices_is_an_error() {
     let mut g = Graph::new(Arc::clone(&schema));
     let id = data.write(&mut g).unwrap();
     let path = "geometrySections[0].vertexBuffer";
-    let mut bytes = match hk_runtime::collision::meshshape::decode(&g, id) {
+    let mut bytes = match hk_runtime::collision::hknp::mesh_shape::decode(&g, id) {
         Ok(d) => d.sections[0].vertices.len() * 6,
         Err(e) => panic!("{e}"),
     };

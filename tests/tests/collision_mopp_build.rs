@@ -1,11 +1,12 @@
-//! The MOPP encoder (`collision::mopp_build`, docs/mopp.md §6) against hk's interpreter:
+//! The MOPP encoder (`collision::mopp::build`, docs/mopp.md §6) against hk's interpreter:
 //! every kept triangle is found by its own box, the terminals name exactly the kept
 //! triangles, random boxes return every triangle a brute-force overlap test finds (and
 //! nothing far from the box), the long-jump form past 64 KiB works, and a corrupted code
 //! never panics or loops.
 
+use hk_runtime::collision::mopp;
 use hk_runtime::collision::mopp::{degenerate, Code, MARGIN};
-use hk_runtime::collision::{mopp_build, Aabb, Vec3};
+use hk_runtime::collision::{Aabb, Vec3};
 
 /// A triangle soup: `n` triangles of random size in a 200 × 50 × 120 box, every seventh
 /// one degenerate (a repeated corner or three points on a line), with keys that need every
@@ -94,7 +95,7 @@ fn against_brute_force(code: &Code, tris: &[(u32, [Vec3; 3])], boxes: usize, see
 #[test]
 fn a_triangle_soup_queries_like_brute_force() {
     let tris = soup(3000, 7);
-    let code = mopp_build::build(&tris).unwrap();
+    let code = mopp::build::build(&tris).unwrap();
     // docs/mopp.md §1: the origin is the minimum corner, 0.99 × 2^24 over the largest side.
     let kept: Vec<&(u32, [Vec3; 3])> = tris
         .iter()
@@ -126,7 +127,7 @@ fn a_left_subtree_past_64_kib_takes_the_long_jump() {
         .into_iter()
         .filter(|(_, [a, b, c])| !degenerate(*a, *b, *c))
         .collect();
-    let code = mopp_build::build(&tris).unwrap();
+    let code = mopp::build::build(&tris).unwrap();
     let b = &code.bytes;
     assert!(b.len() > 2 * 65_536, "{} bytes", b.len());
     // The root split is the 16-bit form whose right branch goes through a 32-bit jump.
@@ -138,12 +139,12 @@ fn a_left_subtree_past_64_kib_takes_the_long_jump() {
 
 #[test]
 fn nothing_to_index_gives_no_code() {
-    assert!(mopp_build::build(&[]).is_none());
+    assert!(mopp::build::build(&[]).is_none());
     let flat = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]];
-    assert!(mopp_build::build(&[(0, flat)]).is_none());
+    assert!(mopp::build::build(&[(0, flat)]).is_none());
     // One triangle: a leaf and nothing else.
     let one = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-    let code = mopp_build::build(&[(9, one)]).unwrap();
+    let code = mopp::build::build(&[(9, one)]).unwrap();
     assert_eq!(code.terminals().unwrap(), vec![9]);
     assert_eq!(code.query(&aabb(&one)).unwrap(), vec![9]);
     let far = Aabb::centered([50.0, 50.0, 50.0], [1.0; 3]);
@@ -153,7 +154,7 @@ fn nothing_to_index_gives_no_code() {
 #[test]
 fn every_byte_of_a_built_code_flipped_never_panics_or_loops() {
     let tris = soup(120, 11);
-    let good = mopp_build::build(&tris).unwrap();
+    let good = mopp::build::build(&tris).unwrap();
     let boxes: Vec<Aabb> = tris.iter().step_by(15).map(|(_, t)| aabb(t)).collect();
     let mut errors = 0;
     for i in 0..good.bytes.len() {

@@ -7,8 +7,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use hk_runtime::collision::level_build::{build, BodyDesc, Placement, ShapeDesc, TriMesh};
-use hk_runtime::collision::{self, check, CollisionError};
+use hk_runtime::collision::hkp::level_build::{build, BodyDesc, Placement, ShapeDesc, TriMesh};
+use hk_runtime::collision::mopp::check;
+use hk_runtime::collision::{self, CollisionError};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::graph::{Array, Value};
 use hk_runtime::packfile::PackfileInfo;

@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use hk_runtime::collision::{self, check, convex, Aabb, Body, Mesh, ShapeKind};
+use hk_runtime::collision::hkp::convex;
+use hk_runtime::collision::mopp::check;
+use hk_runtime::collision::{self, Aabb, Body, Mesh, ShapeKind};
 use hk_runtime::graph::{default_value, Array, Floats, Graph, ObjectId, Value};
 use hk_runtime::schema::Shape;
 

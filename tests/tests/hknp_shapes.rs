@@ -7,8 +7,9 @@
 
 use std::sync::Arc;
 
-use hk_runtime::collision::hknp_build::{self, MeshInput, Placed};
-use hk_runtime::collision::packed::{self, Grid, PACKED_BITS, SHARED_BITS};
+use hk_runtime::collision::hknp;
+use hk_runtime::collision::hknp::build::{MeshInput, Placed};
+use hk_runtime::collision::hknp::packed::{self, Grid, PACKED_BITS, SHARED_BITS};
 use hk_runtime::collision::{self, Aabb, Affine, Scene, ShapeKind};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::graph::{Graph, ObjectId, Value};
@@ -21,7 +22,7 @@ fn schema() -> Arc<hk_runtime::Schema> {
 
 /// Writes `g` as a cm file and reads it back through the strict front door.
 fn round_trip(g: &Graph) -> Graph {
-    let bytes = hknp_build::cm_bytes(g, &[SurfaceRecord::default()]).unwrap();
+    let bytes = hknp::build::cm_bytes(g, &[SurfaceRecord::default()]).unwrap();
     let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
     file::open(&bytes, &schemas, ReadOptions::strict())
         .unwrap()
@@ -53,7 +54,7 @@ fn close(a: [f32; 3], b: [f32; 3], tol: [f32; 3]) -> bool {
 fn a_box_polytope_gives_twelve_outward_triangles() {
     let half = [0.5, 1.0, 1.5];
     let mut g = Graph::new(schema());
-    hknp_build::add_box(&mut g, half).unwrap();
+    hknp::build::add_box(&mut g, half).unwrap();
     let s = scene(&round_trip(&g));
     assert_eq!(s.bodies.len(), 1);
     assert!(s.bodies[0].free);
@@ -86,7 +87,7 @@ fn a_box_polytope_gives_twelve_outward_triangles() {
 fn box_mass_properties_follow_the_retail_rules() {
     let g = {
         let mut g = Graph::new(schema());
-        hknp_build::add_box(&mut g, [0.5, 1.0, 1.5]).unwrap();
+        hknp::build::add_box(&mut g, [0.5, 1.0, 1.5]).unwrap();
         round_trip(&g)
     };
     let volume = 1.02f64 * 2.02 * 3.02; // 6.222408
@@ -161,7 +162,7 @@ fn bad_half_extents_are_refused() {
         [f32::INFINITY, 1.0, 1.0],
     ] {
         let mut g = Graph::new(schema());
-        let e = hknp_build::add_box(&mut g, half).unwrap_err().to_string();
+        let e = hknp::build::add_box(&mut g, half).unwrap_err().to_string();
         assert!(e.contains("positive finite"), "{half:?}: {e}");
     }
 }
@@ -211,7 +212,7 @@ fn a_compressed_mesh_gives_back_its_triangles() {
         let input = terrain(n);
         let want = input_triangles(&input);
         let mut g = Graph::new(schema());
-        let layout = hknp_build::add_compressed_mesh(&mut g, &input).unwrap();
+        let layout = hknp::build::add_compressed_mesh(&mut g, &input).unwrap();
         let back = round_trip(&g);
         let s = scene(&back);
         let tris = world_triangles(&s);
@@ -263,19 +264,19 @@ fn a_compressed_mesh_gives_back_its_triangles() {
 fn bad_mesh_input_is_refused() {
     let mut t = terrain(2);
     t.primitives[0][1] = 999;
-    let e = hknp_build::add_compressed_mesh(&mut Graph::new(schema()), &t)
+    let e = hknp::build::add_compressed_mesh(&mut Graph::new(schema()), &t)
         .unwrap_err()
         .to_string();
     assert!(e.contains("primitive 0") && e.contains("999"), "{e}");
     let mut t = terrain(2);
     t.primitives[1] = [3, 3, 4, 5];
-    let e = hknp_build::add_compressed_mesh(&mut Graph::new(schema()), &t)
+    let e = hknp::build::add_compressed_mesh(&mut Graph::new(schema()), &t)
         .unwrap_err()
         .to_string();
     assert!(e.contains("repeats a corner"), "{e}");
     let mut t = terrain(2);
     t.materials.pop();
-    let e = hknp_build::add_compressed_mesh(&mut Graph::new(schema()), &t)
+    let e = hknp::build::add_compressed_mesh(&mut Graph::new(schema()), &t)
         .unwrap_err()
         .to_string();
     assert!(e.contains("materials"), "{e}");
@@ -285,7 +286,7 @@ fn bad_mesh_input_is_refused() {
 /// transform after its scale.
 fn compound_graph() -> (Graph, ObjectId) {
     let mut g = Graph::new(schema());
-    let b = hknp_build::add_box(&mut g, [1.0, 2.0, 3.0]).unwrap();
+    let b = hknp::build::add_box(&mut g, [1.0, 2.0, 3.0]).unwrap();
     let local = Aabb {
         min: [-1.0, -2.0, -3.0],
         max: [1.0, 2.0, 3.0],
@@ -311,7 +312,7 @@ fn compound_graph() -> (Graph, ObjectId) {
             local,
         }),
     ];
-    let c = hknp_build::add_compound(&mut g, &slots).unwrap();
+    let c = hknp::build::add_compound(&mut g, &slots).unwrap();
     g.root = c;
     (g, c)
 }
@@ -364,7 +365,7 @@ fn packed_vectors_round_trip() {
     let mut checked = [0usize; 3];
     let (cg, _) = compound_graph();
     let mut mg = Graph::new(schema());
-    hknp_build::add_compressed_mesh(&mut mg, &terrain(20)).unwrap();
+    hknp::build::add_compressed_mesh(&mut mg, &terrain(20)).unwrap();
     for g in [round_trip(&cg), round_trip(&mg)] {
         for (i, o) in g.objects.iter().enumerate() {
             let id = ObjectId(i as u32);
@@ -501,7 +502,7 @@ fn pad_next(next: i16) -> Value {
 #[test]
 fn mutated_shapes_fail_naming_object_and_member() {
     let mut g = Graph::new(schema());
-    let b = hknp_build::add_box(&mut g, [1.0, 1.0, 1.0]).unwrap();
+    let b = hknp::build::add_box(&mut g, [1.0, 1.0, 1.0]).unwrap();
     let conn = g.first("hknpConvexPolytopeShape::Connectivity").unwrap();
     let cases: Vec<(ObjectId, &str, Value, &str)> = vec![
         (
@@ -595,7 +596,7 @@ fn mutated_shapes_fail_naming_object_and_member() {
         n += 1;
     }
     let mut mg = Graph::new(schema());
-    hknp_build::add_compressed_mesh(&mut mg, &terrain(20)).unwrap();
+    hknp::build::add_compressed_mesh(&mut mg, &terrain(20)).unwrap();
     let d = mg.first("hknpCompressedMeshShapeData").unwrap();
     let s = "meshTree.sections[1]";
     let cases: Vec<(String, Value, &str)> = vec![
@@ -657,13 +658,13 @@ fn corrupted_files_never_panic() {
     let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
     let (cg, _) = compound_graph();
     let mut mg = Graph::new(schema());
-    hknp_build::add_compressed_mesh(&mut mg, &terrain(8)).unwrap();
+    hknp::build::add_compressed_mesh(&mut mg, &terrain(8)).unwrap();
     let mut bg = Graph::new(schema());
-    hknp_build::add_box(&mut bg, [1.0, 2.0, 3.0]).unwrap();
+    hknp::build::add_box(&mut bg, [1.0, 2.0, 3.0]).unwrap();
     let mut next = hk_tests::xorshift(0x686b_6e70);
     let (mut read, mut refused) = (0, 0);
     for g in [&bg, &mg, &cg] {
-        let bytes = hknp_build::cm_bytes(g, &[SurfaceRecord::default()]).unwrap();
+        let bytes = hknp::build::cm_bytes(g, &[SurfaceRecord::default()]).unwrap();
         for _ in 0..400 {
             let bad = hk_tests::corrupt(&bytes, &mut next);
             let Ok(doc) = file::open(&bad, &schemas, ReadOptions::strict()) else {

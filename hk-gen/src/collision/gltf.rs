@@ -13,7 +13,8 @@ use base64::Engine as _;
 use gltf::json::validation::Checked::Valid;
 use gltf::json::validation::USize64;
 use gltf::json::{self, Index};
-use hk_runtime::collision::{obj::Written, Scene, Vec3};
+use hk_runtime::collision::export::obj::Written;
+use hk_runtime::collision::{Scene, Vec3};
 
 /// The two containers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,7 +10,9 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use hk_runtime::collision::{self, check, obj, Aabb, Scene};
+use hk_runtime::collision::export::obj;
+use hk_runtime::collision::mopp::check;
+use hk_runtime::collision::{self, Aabb, Scene};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 

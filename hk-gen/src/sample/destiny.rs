@@ -1,11 +1,11 @@
 //! The 2012.2 level sample (docs/collision-notes.md §11): an `hkpStaticCompoundShape` of
 //! three instances of two `hkpBvCompressedMeshShape`s built from triangles by
-//! `hk_runtime::collision::bvmesh_build`: a rolling terrain (many sections, shared vertices
+//! `hk_runtime::collision::hkp::bvmesh_build`: a rolling terrain (many sections, shared vertices
 //! on their borders) placed as is, and a box placed once scaled and once rotated.
 
 use std::sync::Arc;
 
-use hk_runtime::collision::bvmesh_build::{build_compound, build_mesh, InstanceInput};
+use hk_runtime::collision::hkp::bvmesh_build::{build_compound, build_mesh, InstanceInput};
 use hk_runtime::collision::{Aabb, Vec3};
 use hk_runtime::graph::Graph;
 use hk_runtime::Schema;

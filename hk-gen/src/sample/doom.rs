@@ -2,12 +2,13 @@
 //! `hknpConvexPolytopeShape`, an `hknpCompressedMeshShape` terrain and an
 //! `hknpCompoundShape` of two box instances, each the root of a TAG0 behind one retail
 //! solid-brush surface record (the default record of docs/collision-notes.md §5; `userData`
-//! 0 names it). The shapes come from the builders in `hk_runtime::collision::hknp_build`.
+//! 0 names it). The shapes come from the builders in `hk_runtime::collision::hknp::build`.
 //! Nothing here has been loaded by the game.
 
 use std::sync::Arc;
 
-use hk_runtime::collision::hknp_build::{self, MeshInput, Placed};
+use hk_runtime::collision::hknp;
+use hk_runtime::collision::hknp::build::{MeshInput, Placed};
 use hk_runtime::collision::{Aabb, Affine};
 use hk_runtime::graph::Graph;
 use hk_runtime::tagfile::cm::SurfaceRecord;
@@ -36,7 +37,7 @@ fn record() -> Container {
 /// The box polytope sample.
 pub fn box_shape(schema: Arc<Schema>) -> Result<(Graph, Container)> {
     let mut g = Graph::new(schema);
-    hknp_build::add_box(&mut g, HALF)?;
+    hknp::build::add_box(&mut g, HALF)?;
     Ok((g, record()))
 }
 
@@ -73,7 +74,7 @@ pub fn terrain() -> MeshInput {
 /// The compressed mesh sample: [`terrain`] encoded.
 pub fn mesh(schema: Arc<Schema>) -> Result<(Graph, Container)> {
     let mut g = Graph::new(schema);
-    hknp_build::add_compressed_mesh(&mut g, &terrain())?;
+    hknp::build::add_compressed_mesh(&mut g, &terrain())?;
     Ok((g, record()))
 }
 
@@ -83,7 +84,7 @@ pub fn mesh(schema: Arc<Schema>) -> Result<(Graph, Container)> {
 /// turned a quarter around x (y to z), with a free element between them.
 pub fn compound(schema: Arc<Schema>) -> Result<(Graph, Container)> {
     let mut g = Graph::new(schema);
-    let boxed = hknp_build::add_box(&mut g, HALF)?;
+    let boxed = hknp::build::add_box(&mut g, HALF)?;
     let local = Aabb {
         min: HALF.map(|h| -h),
         max: HALF,
@@ -107,6 +108,6 @@ pub fn compound(schema: Arc<Schema>) -> Result<(Graph, Container)> {
         Some(place(COMPOUND_X[1], quarter, COMPOUND_SCALE)),
     ];
     // The compound is the root (the tagfile writer starts from it).
-    g.root = hknp_build::add_compound(&mut g, &slots)?;
+    g.root = hknp::build::add_compound(&mut g, &slots)?;
     Ok((g, record()))
 }

@@ -1,13 +1,13 @@
 //! `havok-710_level.hkx`: a Havok 7.1 level with a rigid body of every hkp shape kind hk reads
 //! (docs/collision.md, "A synthetic 7.1 level"), built by
-//! [`hk_runtime::collision::level_build`]. Each body has its own placement, motion type
+//! [`hk_runtime::collision::hkp::level_build`]. Each body has its own placement, motion type
 //! and filter word; the terrain is a storage extended mesh under a MOPP tree hk encodes.
 //! It is not named for the `shred` game profile: it holds three classes that profile's
 //! files do not (`hkpConvexTransformShape`, `hkpTransformShape`, `hkpSimpleMeshShape`).
 
 use std::sync::Arc;
 
-use hk_runtime::collision::level_build::{build, BodyDesc, Placement, ShapeDesc, TriMesh};
+use hk_runtime::collision::hkp::level_build::{build, BodyDesc, Placement, ShapeDesc, TriMesh};
 use hk_runtime::graph::Graph;
 use hk_runtime::Schema;
 

@@ -1,5 +1,5 @@
 //! The 2023.2 `.bphsh` samples: phive shape files holding one `hknpMeshShape` built by
-//! [`hk_runtime::collision::meshbuild`] (docs/collision-notes.md §13), with the phive
+//! [`hk_runtime::collision::hknp::mesh_build`] (docs/collision-notes.md §13), with the phive
 //! material and hit-mask arrays (§6).
 //!
 //! - `nso-2023_box.bphsh`: a 1 m box of six quads in one geometry section, one material.
@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use hk_runtime::collision::meshbuild::{build, BuildOptions, Face};
+use hk_runtime::collision::hknp::mesh_build::{build, BuildOptions, Face};
 use hk_runtime::collision::Vec3;
 use hk_runtime::graph::Graph;
 use hk_runtime::tagfile::phive::{Extra, HitMask, Material, Phive, SHAPE};

@@ -3,11 +3,11 @@
 use crate::graph::{Graph, ObjectId, Value};
 
 use super::shapes::{Place, Walker};
-use super::view::Rec;
 use super::{Affine, Body, Result};
+use crate::collision::access::Rec;
 
 /// Reads rigid body `id` and its shape tree.
-pub(super) fn read(graph: &Graph, id: ObjectId, walker: &mut Walker<'_>) -> Result<Body> {
+pub(crate) fn read(graph: &Graph, id: ObjectId, walker: &mut Walker<'_>) -> Result<Body> {
     let r = Rec::object(graph, id)?;
     let name = match r.opt("name") {
         Some(Value::String(Some(s))) => s.clone(),
@@ -44,7 +44,7 @@ pub(super) fn read(graph: &Graph, id: ObjectId, walker: &mut Walker<'_>) -> Resu
 
 /// Free shape `id` (a shape no object points to, in a file without rigid bodies) as a
 /// body at the origin, named `Class#id`.
-pub(super) fn free(graph: &Graph, id: ObjectId, walker: &mut Walker<'_>) -> Result<Body> {
+pub(crate) fn free(graph: &Graph, id: ObjectId, walker: &mut Walker<'_>) -> Result<Body> {
     let mut meshes = Vec::new();
     walker.walk(id, Place::BODY, 0, &mut meshes)?;
     Ok(Body {

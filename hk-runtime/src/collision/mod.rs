@@ -1,9 +1,9 @@
 //! Level collision as geometry (layer 5, above the graph and the containers, like `dump`
 //! and `diff`): the rigid bodies of an `hkpPhysicsData` graph, their shapes as triangles in
 //! one small model ([`Body`], [`Mesh`], [`Triangle`]), MOPP trees ([`mopp`]) and OBJ export
-//! ([`obj`]).
+//! ([`export`]).
 //!
-//! Everything is read through the schema by member name (the private `view` module), never by offset, so
+//! Everything is read through the schema by member name (the private `access` module), never by offset, so
 //! the generations hk reads (Havok 5.5 to 2014 packfiles, and the 2015 tagfile of Dark
 //! Souls Remastered) go through the same code; a game's subclass of an `hkp` shape is read
 //! as the Havok class it derives from. The facts this rests on are in
@@ -12,48 +12,22 @@
 //! | module | holds |
 //! |---|---|
 //! | [`math`] | transforms and boxes |
+//! | `access` | members by name through the schema, the one way the readers look at data |
 //! | `body` | rigid bodies: placement, motion type, filter word |
 //! | `shapes` | the shape tree walk and the primitive shapes (box, sphere, capsule, cylinder) |
-//! | `mesh` | extended, storage-extended and simple meshes |
-//! | [`convex`] | convex vertices shapes: FourVectors vertices, faces, hull rebuild |
-//! | [`meshshape`] | Havok 2023.2 `hknpMeshShape` (phive `.bphsh`): its model, decoding, phive palette |
-//! | `meshcheck` | the checks a mesh shape passes before it gives triangles |
-//! | [`meshbuild`] | building an `hknpMeshShape` from faces |
-//! | [`mopp`] | the MOPP interpreter and the degenerate-triangle rule |
-//! | [`check`] | a MOPP code against the triangles it indexes |
-//! | [`obj`] | Wavefront OBJ output |
-//! | [`level_build`] | building level collision from a description of bodies and shapes |
-//! | [`mopp_build`] | a MOPP encoder |
-//! | [`pack`] | packed vertices and static tree codes of 2012.2-2014 shapes, both ways |
-//! | [`bvmesh`] | compressed meshes (`hkpBvCompressedMeshShape`) decoded |
-//! | [`compound`] | static compounds (`hkpStaticCompoundShape`) decoded |
-//! | [`bvmesh_build`] | compressed meshes and static compounds built from triangles |
-//! | `hknp`, [`hknp_mesh`], `hknp_mesh_build`, `hknp_graph`, [`packed`], [`hknp_build`] | Havok 2016 hknp shapes: polytopes, compressed meshes, compounds; packed vectors; builders (docs/collision-notes.md §12) |
+//! | [`hkp`] | Havok 5.5 to 2014 shapes: extended, storage and simple meshes, convex vertices, compressed meshes and static compounds (decoded and built), their packed numbers, level collision built from bodies and shapes |
+//! | [`hknp`] | Havok 2016 and later shapes: polytopes, compressed meshes and compounds of id Tech `cm` files (docs/collision-notes.md §12), the 2023.2 `hknpMeshShape` of phive `.bphsh` files (§13): decoded, checked and built |
+//! | [`mopp`] | MOPP codes: the interpreter, the degenerate-triangle rule, an encoder, and the check of a code against its triangles |
+//! | [`export`] | Wavefront OBJ output |
 
+mod access;
 mod body;
-pub mod bvmesh;
-pub mod bvmesh_build;
-pub mod check;
-pub mod compound;
-pub mod convex;
-mod hknp;
-pub mod hknp_build;
-mod hknp_graph;
-pub mod hknp_mesh;
-mod hknp_mesh_build;
-pub mod level_build;
+pub mod export;
+pub mod hknp;
+pub mod hkp;
 pub mod math;
-mod mesh;
-pub mod meshbuild;
-mod meshcheck;
-pub mod meshshape;
 pub mod mopp;
-pub mod mopp_build;
-pub mod obj;
-pub mod pack;
-pub mod packed;
 mod shapes;
-mod view;
 
 use crate::graph::{Graph, ObjectId};
 
@@ -131,7 +105,7 @@ pub enum ShapeKind {
     ConvexPolytope,
     /// An `hknpCompressedMeshShape` (Havok 2016; sections of packed primitives).
     CompressedMesh,
-    /// A geometry section of a Havok 2023.2 `hknpMeshShape` ([`meshshape`]).
+    /// A geometry section of a Havok 2023.2 `hknpMeshShape` ([`hknp::mesh_shape`]).
     MeshShape,
 }
 
@@ -216,7 +190,7 @@ pub struct Scene {
     pub codes: Vec<mopp::Code>,
     /// The phive material and hit-mask arrays of a `.bphsh`, which a triangle's
     /// [`Triangle::surface`] (its shape tag) indexes ([`read_with`]).
-    pub phive: Option<meshshape::Palette>,
+    pub phive: Option<hknp::mesh_shape::Palette>,
 }
 
 impl Scene {
@@ -252,19 +226,19 @@ impl Scene {
 /// a pointer to a non-shape, a shape tree deeper than 64 levels), naming the object and
 /// member.
 pub fn read(graph: &Graph) -> Result<Scene> {
-    // The readers borrow struct values (`view::Rec`).
+    // The readers borrow struct values (`access::Rec`).
     let graph = &*graph.with_struct_values();
     let mut scene = Scene::default();
     let mut walker = shapes::Walker::new(graph);
     for (i, o) in graph.objects.iter().enumerate() {
         let name = graph.schema().name_of(o.class);
-        if view::is_a(graph.schema(), name, "hkpRigidBody") {
+        if access::is_a(graph.schema(), name, "hkpRigidBody") {
             let body = body::read(graph, ObjectId(i as u32), &mut walker)?;
             scene.bodies.push(body);
         }
     }
     if scene.bodies.is_empty() {
-        let pointed = view::pointees_from(graph, |id| walker.knows(id));
+        let pointed = access::pointees_from(graph, |id| walker.knows(id));
         for i in 0..graph.objects.len() {
             let id = ObjectId(i as u32);
             if !pointed.contains(&id) && walker.knows(id) {
@@ -285,7 +259,7 @@ pub fn read(graph: &Graph) -> Result<Scene> {
 /// As [`read`], and a shape tag past the shorter of the two arrays, naming the mesh.
 pub fn read_with(graph: &Graph, extras: &[crate::tagfile::phive::Extra]) -> Result<Scene> {
     let mut scene = read(graph)?;
-    scene.phive = meshshape::Palette::from_extras(extras);
+    scene.phive = hknp::mesh_shape::Palette::from_extras(extras);
     if let Some(p) = &scene.phive {
         for (b, m) in scene.meshes() {
             let bad = m
@@ -312,7 +286,7 @@ pub fn read_with(graph: &Graph, extras: &[crate::tagfile::phive::Extra]) -> Resu
 impl Scene {
     /// The phive material and hit mask of `t` (a triangle of a `.bphsh` read with
     /// [`read_with`]).
-    pub fn phive_surface(&self, t: &Triangle) -> Option<meshshape::PhiveSurface> {
+    pub fn phive_surface(&self, t: &Triangle) -> Option<hknp::mesh_shape::PhiveSurface> {
         self.phive.as_ref()?.resolve(t.surface?)
     }
 }

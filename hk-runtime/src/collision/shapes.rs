@@ -6,13 +6,12 @@ use std::collections::HashMap;
 
 use crate::graph::{Graph, ObjectId};
 
+use super::hknp::{compressed, triangles};
+use super::hkp::{bvmesh, compound, convex, mesh};
 use super::math::{Aabb, Affine, Vec3};
-use super::mopp::Code;
-use super::view::{objects, Rec};
-use super::{
-    bvmesh, compound, convex, hknp, hknp_mesh, mesh, CollisionError, Mesh, Result, ShapeKind,
-    Triangle,
-};
+use super::{CollisionError, Mesh, Result, ShapeKind, Triangle};
+use crate::collision::access::{objects, Rec};
+use crate::collision::mopp::Code;
 
 /// How deep shape containers may nest (a pointer cycle in a hostile file ends here).
 const MAX_DEPTH: u32 = 64;
@@ -46,14 +45,14 @@ const KINDS: &[&str] = &[
 
 /// Walks shape trees, collecting the MOPP codes it meets.
 #[derive(Debug)]
-pub(super) struct Walker<'g> {
+pub(crate) struct Walker<'g> {
     graph: &'g Graph,
     codes: Vec<Code>,
     code_of: HashMap<ObjectId, usize>,
 }
 
 impl<'g> Walker<'g> {
-    pub(super) fn new(graph: &'g Graph) -> Walker<'g> {
+    pub(crate) fn new(graph: &'g Graph) -> Walker<'g> {
         Walker {
             graph,
             codes: Vec::new(),
@@ -61,12 +60,12 @@ impl<'g> Walker<'g> {
         }
     }
 
-    pub(super) fn into_codes(self) -> Vec<Code> {
+    pub(crate) fn into_codes(self) -> Vec<Code> {
         self.codes
     }
 
     /// Whether object `id` is of a shape class the walk reads.
-    pub(super) fn knows(&self, id: ObjectId) -> bool {
+    pub(crate) fn knows(&self, id: ObjectId) -> bool {
         Rec::object(self.graph, id).is_ok_and(|r| r.kind_among(KINDS).is_some())
     }
 
@@ -81,7 +80,7 @@ impl<'g> Walker<'g> {
     }
 
     /// Adds the meshes of shape `id` (placed by `to_body`, under MOPP code `code`).
-    pub(super) fn walk(
+    pub(crate) fn walk(
         &mut self,
         id: ObjectId,
         at: Place,
@@ -185,10 +184,10 @@ impl<'g> Walker<'g> {
                 }
             }
             "hkpBvCompressedMeshShape" => out.push(at.place(bvmesh::read(&r)?)),
-            "hknpConvexPolytopeShape" => out.push(at.place(hknp::polytope(&r)?)),
-            "hknpCompressedMeshShape" => out.push(at.place(hknp_mesh::read(&r)?)),
+            "hknpConvexPolytopeShape" => out.push(at.place(triangles::polytope(&r)?)),
+            "hknpCompressedMeshShape" => out.push(at.place(compressed::read(&r)?)),
             "hknpCompoundShape" => {
-                for inst in hknp::compound(&r)? {
+                for inst in triangles::compound(&r)? {
                     let start = out.len();
                     self.walk(inst.shape, at.then(&inst.to_parent), depth + 1, out)?;
                     // A compound's shape key is the instance's index (as a list's).
@@ -200,7 +199,7 @@ impl<'g> Walker<'g> {
                 }
             }
             "hknpMeshShape" => {
-                for m in super::meshshape::read(&r)? {
+                for m in crate::collision::hknp::mesh_shape::read(&r)? {
                     out.push(at.place(m));
                 }
             }
@@ -213,15 +212,15 @@ impl<'g> Walker<'g> {
 /// Where the walk is: the transform to the body, and the MOPP code above with the
 /// transform into its space.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Place {
-    pub(super) to_body: Affine,
-    pub(super) code: Option<usize>,
-    pub(super) to_code: Affine,
+pub(crate) struct Place {
+    pub(crate) to_body: Affine,
+    pub(crate) code: Option<usize>,
+    pub(crate) to_code: Affine,
 }
 
 impl Place {
     /// The top of a body's shape tree.
-    pub(super) const BODY: Place = Place {
+    pub(crate) const BODY: Place = Place {
         to_body: Affine::IDENTITY,
         code: None,
         to_code: Affine::IDENTITY,
@@ -246,7 +245,7 @@ impl Place {
 }
 
 /// An empty mesh of shape `r`.
-pub(super) fn blank(r: &Rec<'_>, kind: ShapeKind) -> Mesh {
+pub(crate) fn blank(r: &Rec<'_>, kind: ShapeKind) -> Mesh {
     Mesh {
         name: format!("{}#{}", r.class_name(), r.id().0),
         object: r.id(),
@@ -262,7 +261,7 @@ pub(super) fn blank(r: &Rec<'_>, kind: ShapeKind) -> Mesh {
 }
 
 /// A triangle with no material.
-pub(super) fn plain(v: [u32; 3], key: u32) -> Triangle {
+pub(crate) fn plain(v: [u32; 3], key: u32) -> Triangle {
     Triangle {
         v,
         key,
@@ -396,6 +395,6 @@ fn cylinder(r: &Rec<'_>) -> Result<Mesh> {
 }
 
 /// The objects of a pointer array member, failing on a member that is not one.
-pub(super) fn pointer_list(r: &Rec<'_>, name: &str) -> Result<Vec<Option<ObjectId>>> {
+pub(crate) fn pointer_list(r: &Rec<'_>, name: &str) -> Result<Vec<Option<ObjectId>>> {
     Ok(objects(r.array(name)?))
 }

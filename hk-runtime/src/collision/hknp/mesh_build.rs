@@ -9,12 +9,12 @@ use std::collections::HashMap;
 use crate::graph::{default_value, Array, Floats, Graph, ObjectId, Ptr, Value};
 use crate::schema::Shape;
 
-use super::math::{Aabb, Vec3};
-use super::meshshape::{
+use crate::collision::hknp::mesh_shape::{
     bit_width, pack, unpack, Aabb8Node, Mapping, MeshShapeData, Section, TopNode, NODE_IS_LEAF,
     NO_TAG, TOP_ROOT, VERTEX_BYTES,
 };
-use super::{CollisionError, Result};
+use crate::collision::math::{Aabb, Vec3};
+use crate::collision::{CollisionError, Result};
 
 /// One face to build from: a triangle (3 points) or a planar quad (4), and its shape tag.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,10 +2,10 @@
 //! lanes), faces from the connectivity object where the stored planes are exact hull
 //! faces, and a rebuilt hull otherwise (docs/collision-notes.md §10.2).
 
-use super::math::{Aabb, Vec3};
-use super::shapes::{blank, plain};
-use super::view::{ints, Rec};
-use super::{Mesh, Result, ShapeKind};
+use crate::collision::access::{ints, Rec};
+use crate::collision::math::{Aabb, Vec3};
+use crate::collision::shapes::{blank, plain};
+use crate::collision::{Mesh, Result, ShapeKind};
 
 /// The most vertices a hull is rebuilt from (the rebuild is quadratic in the count).
 const MAX_HULL_VERTICES: usize = 4096;
@@ -15,7 +15,7 @@ const MAX_HULL_VERTICES: usize = 4096;
 const PLANE_TOLERANCE: f32 = 1e-3;
 
 /// Reads a convex vertices shape.
-pub(super) fn read(r: &Rec<'_>) -> Result<Mesh> {
+pub(crate) fn read(r: &Rec<'_>) -> Result<Mesh> {
     let mut m = blank(r, ShapeKind::ConvexVertices);
     let n = usize::try_from(r.int("numVertices")?).map_err(|_| r.err("numVertices", "negative"))?;
     let groups = four_vectors(r)?;

@@ -5,7 +5,7 @@
 //! Every `pack` here is the inverse of its `unpack` on what `pack` writes:
 //! `pack(unpack(x)) == x` for every `x` that `pack` can produce (tests/tests/hknp_shapes.rs).
 
-use super::math::Vec3;
+use crate::collision::math::Vec3;
 
 /// The stored form of a zero `hkPackedVector3`: three zeros and the upper half of the
 /// float 2^-76 (docs/collision-notes.md §4).

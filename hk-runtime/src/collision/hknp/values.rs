@@ -1,4 +1,4 @@
-//! Small helpers the hknp builders share (`hknp_build`, `hknp_mesh_build`): values of the
+//! Small helpers the hknp builders share (`build`, `compressed_build`): values of the
 //! right form, enum items by name, arrays of default elements, boxes with `w` lanes, and
 //! shape objects with their type, dispatch type and flags set.
 
@@ -6,18 +6,18 @@ use crate::error::{Error, Result};
 use crate::graph::{default_value, Graph, ObjectId, Value};
 use crate::schema::{Schema, Shape};
 
-use super::math::{Aabb, Vec3};
+use crate::collision::math::{Aabb, Vec3};
 
-pub(super) fn uints(v: impl IntoIterator<Item = u64>) -> Value {
+pub(crate) fn uints(v: impl IntoIterator<Item = u64>) -> Value {
     Value::list(v.into_iter().map(Value::UInt).collect())
 }
 
-pub(super) fn int16s(v: [i16; 4]) -> Value {
+pub(crate) fn int16s(v: [i16; 4]) -> Value {
     Value::CArray(v.iter().map(|&x| Value::Int(i64::from(x))).collect())
 }
 
 /// The value of item `item` of enum `class.name`.
-pub(super) fn item(schema: &Schema, class: &str, name: &str, item: &str) -> Result<Value> {
+pub(crate) fn item(schema: &Schema, class: &str, name: &str, item: &str) -> Result<Value> {
     schema
         .class(class)
         .and_then(|c| c.enums.iter().find(|e| e.name == name))
@@ -32,7 +32,7 @@ pub(super) fn item(schema: &Schema, class: &str, name: &str, item: &str) -> Resu
 }
 
 /// Sets the array at `path` to `n` default elements (then set member by member).
-pub(super) fn fill(g: &mut Graph, id: ObjectId, path: &str, n: usize) -> Result<()> {
+pub(crate) fn fill(g: &mut Graph, id: ObjectId, path: &str, n: usize) -> Result<()> {
     let class = g.object(id).class;
     let (_, shape) = g.resolve(class, path)?;
     let Shape::Array(_, elem) = shape else {
@@ -43,7 +43,7 @@ pub(super) fn fill(g: &mut Graph, id: ObjectId, path: &str, n: usize) -> Result<
 }
 
 /// Sets the `hkAabb` at `path`, with the given bit patterns in the `w` lanes.
-pub(super) fn set_aabb(
+pub(crate) fn set_aabb(
     g: &mut Graph,
     id: ObjectId,
     path: &str,
@@ -56,7 +56,7 @@ pub(super) fn set_aabb(
 }
 
 /// Adds a `class` object with hknpShape's type, dispatch type and flags set by name.
-pub(super) fn shape(
+pub(crate) fn shape(
     g: &mut Graph,
     class: &str,
     ty: &str,

@@ -12,11 +12,11 @@ use crate::graph::{Graph, ObjectId, Value};
 use crate::schema::Schema;
 use crate::tagfile::{cm, reflect};
 
-use super::hknp_graph::{fill, int16s, set_aabb, shape, uints};
-use super::math::{Aabb, Affine, Vec3};
-use super::packed::pack_vector3;
+use crate::collision::hknp::packed::pack_vector3;
+use crate::collision::hknp::values::{fill, int16s, set_aabb, shape, uints};
+use crate::collision::math::{Aabb, Affine, Vec3};
 
-pub use super::hknp_mesh_build::{
+pub use crate::collision::hknp::compressed_build::{
     add_compressed_mesh, MeshInput, MeshLayout, SECTION_PRIMITIVES, SECTION_VERTICES,
 };
 

@@ -5,7 +5,7 @@
 //! model of what the file stores (geometry sections, their 8-bit section trees, primitives,
 //! 16-bit vertices, the shape-tag table, the top-level tree over the sections, the primitive
 //! mapping), then checked ([`MeshShapeData::check`]) and turned into one [`Mesh`] per
-//! geometry section. The encoder ([`super::meshbuild`]) builds the same model from faces.
+//! geometry section. The encoder ([`crate::collision::hknp::mesh_build`]) builds the same model from faces.
 //!
 //! The phive container's material and hit-mask arrays are a [`Palette`]; a triangle's
 //! [`Triangle::surface`] is its shape tag, the index into that palette.
@@ -13,9 +13,9 @@
 use crate::graph::{Array, Graph, ObjectId, Value};
 use crate::tagfile::phive::{Extra, HitMask, Material};
 
-use super::math::{Aabb, Affine, Vec3};
-use super::view::Rec;
-use super::{Mesh, Result, ShapeKind, Triangle};
+use crate::collision::access::Rec;
+use crate::collision::math::{Aabb, Affine, Vec3};
+use crate::collision::{Mesh, Result, ShapeKind, Triangle};
 
 /// Bytes of one `Vertex16_3` in a section's vertex buffer.
 pub const VERTEX_BYTES: usize = 6;
@@ -323,7 +323,8 @@ fn bytes<'g>(r: &Rec<'g>, name: &str) -> Result<std::borrow::Cow<'g, [u8]>> {
 }
 
 fn u32s(r: &Rec<'_>, name: &str) -> Result<Vec<u32>> {
-    super::view::ints(r.array(name)?).ok_or_else(|| r.err(name, "expected unsigned integers"))
+    crate::collision::access::ints(r.array(name)?)
+        .ok_or_else(|| r.err(name, "expected unsigned integers"))
 }
 
 fn lanes8(r: &Rec<'_>, name: &str) -> Result<[u8; 4]> {
@@ -450,7 +451,7 @@ fn decode_rec(r: &Rec<'_>) -> Result<MeshShapeData> {
 }
 
 /// Reads an `hknpMeshShape`: checks it and gives one mesh per geometry section.
-pub(super) fn read(r: &Rec<'_>) -> Result<Vec<Mesh>> {
+pub(crate) fn read(r: &Rec<'_>) -> Result<Vec<Mesh>> {
     let d = decode_rec(r)?;
     d.check(&r.label())?;
     let mut out = Vec::with_capacity(d.sections.len());

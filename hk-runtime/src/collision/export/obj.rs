@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use super::Scene;
+use crate::collision::Scene;
 
 /// What [`write()`] wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -8,12 +8,12 @@
 
 use std::collections::HashMap;
 
-use super::hknp::{carray_ints, carray_reals, uint_array};
-use super::math::Aabb;
-use super::packed::Grid;
-use super::shapes::{blank, plain};
-use super::view::Rec;
-use super::{Mesh, Result, ShapeKind, Triangle};
+use crate::collision::access::Rec;
+use crate::collision::hknp::packed::Grid;
+use crate::collision::hknp::triangles::{carray_ints, carray_reals, uint_array};
+use crate::collision::math::Aabb;
+use crate::collision::shapes::{blank, plain};
+use crate::collision::{Mesh, Result, ShapeKind, Triangle};
 
 /// The four indices of an empty primitive slot.
 pub const EMPTY_PRIMITIVE: [u8; 4] = [0xDE, 0xAD, 0xDE, 0xAD];
@@ -57,7 +57,7 @@ fn range(
 
 /// Reads a compressed mesh: shape key `section << 8 | primitive`, the material of a
 /// triangle the value of the data run covering its primitive.
-pub(super) fn read(r: &Rec<'_>) -> Result<Mesh> {
+pub(crate) fn read(r: &Rec<'_>) -> Result<Mesh> {
     let mut m = blank(r, ShapeKind::CompressedMesh);
     let data = r
         .ptr("data")?
@@ -66,7 +66,11 @@ pub(super) fn read(r: &Rec<'_>) -> Result<Mesh> {
     let tree = d.rec("meshTree")?;
     let domain = aabb(&tree, "domain")?;
     m.stored_aabb = Some(domain);
-    let shared_grid = Grid::spanning(domain.min, domain.max, super::packed::SHARED_BITS);
+    let shared_grid = Grid::spanning(
+        domain.min,
+        domain.max,
+        crate::collision::hknp::packed::SHARED_BITS,
+    );
     let packed = uint_array(&tree, "packedVertices")?;
     let shared = uint_array(&tree, "sharedVertices")?;
     let shared_index = uint_array(&tree, "sharedVerticesIndex")?;

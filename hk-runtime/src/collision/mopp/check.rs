@@ -5,9 +5,9 @@
 
 use std::collections::HashSet;
 
-use super::math::Aabb;
-use super::mopp::{degenerate, Budget, Code};
-use super::{CollisionError, Result, Scene};
+use crate::collision::math::Aabb;
+use crate::collision::mopp::{degenerate, Budget, Code};
+use crate::collision::{CollisionError, Result, Scene};
 
 /// Commands the queries of one check may run together, per code byte and per triangle.
 pub const COMMANDS_PER_UNIT: usize = 128;

@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use crate::graph::Floats;
 use crate::graph::{default_values, Graph, ObjectId, Ptr, Value};
 
-use super::compound::{flags_of, W_BASE};
-use super::math::{Aabb, Vec3};
-use super::pack::{self, encode_shared, Node, SectionCodec, Storage};
-use super::{CollisionError, Result};
+use crate::collision::hkp::compound::{flags_of, W_BASE};
+use crate::collision::hkp::pack::{self, encode_shared, Node, SectionCodec, Storage};
+use crate::collision::math::{Aabb, Vec3};
+use crate::collision::{CollisionError, Result};
 
 /// The most primitives a section holds.
 pub const MAX_SECTION_PRIMITIVES: usize = 128;
@@ -257,7 +257,7 @@ pub fn build_mesh(
                 Some(r) if r.0 == value && r.2 < 255 => r.2 += 1,
                 _ => section_runs.push((value, local, 1)),
             }
-            max_key = max_key.max(super::bvmesh::key(si, local, 0));
+            max_key = max_key.max(crate::collision::hkp::bvmesh::key(si, local, 0));
         }
         let first_run = runs.len();
         for (value, index, count) in &section_runs {
@@ -453,8 +453,8 @@ pub fn build_compound(
                 format!("instance {k}: a transform lane is not finite"),
             ));
         }
-        let t =
-            super::math::Affine::from_qs(&qs).ok_or_else(|| fail("instances", "bad transform"))?;
+        let t = crate::collision::math::Affine::from_qs(&qs)
+            .ok_or_else(|| fail("instances", "bad transform"))?;
         let b = i.child_box;
         let corners = (0..8)
             .map(|c| t.apply([0, 1, 2].map(|a| if c >> a & 1 == 1 { b.max[a] } else { b.min[a] })));

@@ -3,7 +3,7 @@
 //! code of `hkcdStaticTree` nodes, both ways. The decoders here are what the readers use;
 //! the encoders are what `bvmesh_build` writes with, so `pack(unpack(x)) == x` is testable.
 
-use super::math::{Aabb, Vec3};
+use crate::collision::math::{Aabb, Vec3};
 
 /// Bits of x, y, z in a packed (section) vertex.
 pub const PACKED_BITS: [u32; 3] = [11, 11, 10];

@@ -3,11 +3,14 @@
 //! triangles a MOPP build leaves out. The command table and the query model are in
 //! docs/mopp.md.
 
+pub mod build;
+pub mod check;
+
 use crate::graph::{Graph, ObjectId};
 
 use super::math::{Aabb, Vec3};
-use super::view::{ints, Rec};
 use super::{CollisionError, Result};
+use crate::collision::access::{ints, Rec};
 
 /// The size of a chunk a `0x0C` command jumps to (docs/mopp.md §2).
 pub const CHUNK: usize = 512;

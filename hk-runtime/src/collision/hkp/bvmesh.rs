@@ -5,11 +5,11 @@
 
 use crate::graph::{Array, Graph, ObjectId, Value};
 
-use super::math::{Aabb, Vec3};
-use super::pack::{self, Node, SectionCodec, Storage};
-use super::shapes::{blank, plain};
-use super::view::Rec;
-use super::{Mesh, Result, ShapeKind, Triangle};
+use crate::collision::access::Rec;
+use crate::collision::hkp::pack::{self, Node, SectionCodec, Storage};
+use crate::collision::math::{Aabb, Vec3};
+use crate::collision::shapes::{blank, plain};
+use crate::collision::{Mesh, Result, ShapeKind, Triangle};
 
 /// What a primitive's four indices say it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +163,7 @@ fn word(r: &Rec<'_>, name: &str) -> Result<u32> {
 }
 
 /// An `hkAabb` member.
-pub(super) fn aabb(r: &Rec<'_>, name: &str) -> Result<Aabb> {
+pub(crate) fn aabb(r: &Rec<'_>, name: &str) -> Result<Aabb> {
     let b = r.rec(name)?;
     let (min, max) = (b.vec3("min")?, b.vec3("max")?);
     // NaN lanes fail too.
@@ -174,7 +174,7 @@ pub(super) fn aabb(r: &Rec<'_>, name: &str) -> Result<Aabb> {
 }
 
 /// A static tree's nodes (`nodes` of `r`) in `storage`.
-pub(super) fn nodes(r: &Rec<'_>, storage: Storage) -> Result<Vec<Node>> {
+pub(crate) fn nodes(r: &Rec<'_>, storage: Storage) -> Result<Vec<Node>> {
     r.recs("nodes")?
         .iter()
         .map(|n| {
@@ -211,7 +211,7 @@ pub(super) fn nodes(r: &Rec<'_>, storage: Storage) -> Result<Vec<Node>> {
 }
 
 /// Leaves of a tree, each index once and below `count`: per index, (node, box).
-pub(super) fn leaf_table(
+pub(crate) fn leaf_table(
     r: &Rec<'_>,
     member: &str,
     nodes: &[Node],
@@ -247,12 +247,12 @@ pub fn decode(graph: &Graph, id: ObjectId) -> Result<BvMesh> {
     decode_rec(&r)
 }
 
-pub(super) fn decode_rec(r: &Rec<'_>) -> Result<BvMesh> {
+pub(crate) fn decode_rec(r: &Rec<'_>) -> Result<BvMesh> {
     let t = r.rec("tree")?;
     let domain = aabb(&t, "domain")?;
     let packed = bits32(&t, "packedVertices")?;
     let shared = bits64(&t, "sharedVertices")?;
-    let shared_index = super::view::ints(t.array("sharedVerticesIndex")?)
+    let shared_index = crate::collision::access::ints(t.array("sharedVerticesIndex")?)
         .ok_or_else(|| t.err("sharedVerticesIndex", "expected integers"))?;
     let prims = t.recs("primitives")?;
     let runs = t.recs("primitiveDataRuns")?;
@@ -441,11 +441,12 @@ fn vertex(
 /// The compressed mesh `r` as one [`Mesh`]: every section's packed vertices, then the
 /// shared ones; a triangle or quad primitive's triangles keyed
 /// `section << 8 | primitive << 1 | triangle`, its data value as the surface id.
-pub(super) fn read(r: &Rec<'_>) -> Result<Mesh> {
+pub(crate) fn read(r: &Rec<'_>) -> Result<Mesh> {
     let d = decode_rec(r)?;
     let mut m = blank(r, ShapeKind::BvCompressedMesh);
     let t = r.rec("tree")?;
-    let shared_index = super::view::ints(t.array("sharedVerticesIndex")?).unwrap_or_default();
+    let shared_index =
+        crate::collision::access::ints(t.array("sharedVerticesIndex")?).unwrap_or_default();
     let mut base = Vec::with_capacity(d.sections.len());
     for s in &d.sections {
         base.push(m.vertices.len() as u32);

@@ -3,10 +3,10 @@
 
 use crate::graph::Value;
 
-use super::math::{Aabb, Affine};
-use super::shapes::{blank, plain, pointer_list};
-use super::view::{ints, points, Rec};
-use super::{Mesh, Result, ShapeKind, Triangle};
+use crate::collision::access::{ints, points, Rec};
+use crate::collision::math::{Aabb, Affine};
+use crate::collision::shapes::{blank, plain, pointer_list};
+use crate::collision::{Mesh, Result, ShapeKind, Triangle};
 
 /// Width in bytes of an index or material-index striding type, from the item name the
 /// schema gives the stored value (`INDICES_INT16`, `MATERIAL_INDICES_INT8`, ...).
@@ -124,7 +124,7 @@ fn subpart_transform(sp: &Rec<'_>) -> Result<Affine> {
 }
 
 /// The triangle subparts of an extended mesh, one [`Mesh`] each.
-pub(super) fn extended(r: &Rec<'_>) -> Result<Vec<Mesh>> {
+pub(crate) fn extended(r: &Rec<'_>) -> Result<Vec<Mesh>> {
     let bits = r.int("numBitsForSubpartIndex")?;
     if !(1..=31).contains(&bits) {
         return Err(r.err("numBitsForSubpartIndex", format!("{bits} is not 1 to 31")));
@@ -263,7 +263,7 @@ pub(super) fn extended(r: &Rec<'_>) -> Result<Vec<Mesh>> {
 
 /// An `hkpSimpleMeshShape`: vertices, triangles `a, b, c` and one material index a
 /// triangle.
-pub(super) fn simple(r: &Rec<'_>) -> Result<Mesh> {
+pub(crate) fn simple(r: &Rec<'_>) -> Result<Mesh> {
     let mut m = blank(r, ShapeKind::SimpleMesh);
     m.vertices =
         points(r.array("vertices")?).ok_or_else(|| r.err("vertices", "expected vector4s"))?;

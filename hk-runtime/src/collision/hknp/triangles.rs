@@ -1,18 +1,18 @@
 //! Havok 2016 hknp shapes as triangles (docs/collision-notes.md §12): convex polytopes
 //! (vertices, faces as ranges of an index array, one plane per face, the connectivity
-//! object), compressed meshes (`hknp_mesh`) and compound shapes (instances placed by
+//! object), compressed meshes (`compressed`) and compound shapes (instances placed by
 //! transform and scale, found through their `hkcdDynamicTree`; free-list elements skipped).
 //! Read by member name through the schema like every other shape.
 
 use crate::graph::{Array, ObjectId, Value};
 
-use super::math::Affine;
-use super::shapes::{blank, plain};
-use super::view::{points, Rec};
-use super::{Mesh, Result, ShapeKind};
+use crate::collision::access::{points, Rec};
+use crate::collision::math::Affine;
+use crate::collision::shapes::{blank, plain};
+use crate::collision::{Mesh, Result, ShapeKind};
 
 /// Integer elements of an array (any width), `None` when one is not an integer.
-pub(super) fn uints(a: &Array) -> Option<Vec<u64>> {
+pub(crate) fn uints(a: &Array) -> Option<Vec<u64>> {
     match a {
         Array::U8(v) => Some(v.iter().map(|&x| u64::from(x)).collect()),
         Array::U16(v) => Some(v.iter().map(|&x| u64::from(x)).collect()),
@@ -23,12 +23,12 @@ pub(super) fn uints(a: &Array) -> Option<Vec<u64>> {
 }
 
 /// An integer array member of `r`.
-pub(super) fn uint_array(r: &Rec<'_>, name: &str) -> Result<Vec<u64>> {
+pub(crate) fn uint_array(r: &Rec<'_>, name: &str) -> Result<Vec<u64>> {
     uints(r.array(name)?).ok_or_else(|| r.err(name, "expected non-negative integers"))
 }
 
 /// A C array member's integers (`uint8[4]`, `int16[4]`, ...).
-pub(super) fn carray_ints(r: &Rec<'_>, name: &str) -> Result<Vec<i64>> {
+pub(crate) fn carray_ints(r: &Rec<'_>, name: &str) -> Result<Vec<i64>> {
     let v = r.get(name)?;
     v.as_values()
         .and_then(|vs| vs.iter().map(Value::as_i64).collect::<Option<Vec<_>>>())
@@ -36,7 +36,7 @@ pub(super) fn carray_ints(r: &Rec<'_>, name: &str) -> Result<Vec<i64>> {
 }
 
 /// A C array member's reals (`real[6]`).
-pub(super) fn carray_reals(r: &Rec<'_>, name: &str, n: usize) -> Result<Vec<f32>> {
+pub(crate) fn carray_reals(r: &Rec<'_>, name: &str, n: usize) -> Result<Vec<f32>> {
     let v = r.get(name)?;
     match v
         .as_values()
@@ -51,7 +51,7 @@ pub(super) fn carray_reals(r: &Rec<'_>, name: &str, n: usize) -> Result<Vec<f32>
 /// `firstIndex`, fanned into triangles; every index names a vertex; there is one plane per
 /// face (the list padded to a multiple of four, or not); the connectivity object, when there is one, holds one twin per half-edge and
 /// edges that exist.
-pub(super) fn polytope(r: &Rec<'_>) -> Result<Mesh> {
+pub(crate) fn polytope(r: &Rec<'_>) -> Result<Mesh> {
     let mut m = blank(r, ShapeKind::ConvexPolytope);
     m.vertices = points(r.array("vertices")?)
         .ok_or_else(|| r.err("vertices", "expected vector4 elements"))?;
@@ -158,13 +158,13 @@ fn connectivity(c: &Rec<'_>, faces: &[usize], vertices: usize) -> Result<()> {
 
 /// One placed child of a compound shape.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Instance {
+pub(crate) struct Instance {
     /// Its index in `instances.elements` (the shape key the child's triangles get).
-    pub(super) index: usize,
+    pub(crate) index: usize,
     /// From the child's space to the compound's: the transform after the scale.
-    pub(super) to_parent: Affine,
+    pub(crate) to_parent: Affine,
     /// The child shape.
-    pub(super) shape: ObjectId,
+    pub(crate) shape: ObjectId,
 }
 
 /// The free elements of an `hkFreeListArray` of shape instances: the chain from
@@ -237,7 +237,7 @@ fn node_links(n: &Rec<'_>) -> Result<(u32, u32)> {
 /// (depth first from `root`), or in element order when the tree has no nodes. Every node
 /// is visited at most once; a child past the nodes, a node reached twice, a leaf naming a
 /// free or missing instance, or a used instance the tree misses is an error.
-pub(super) fn compound(r: &Rec<'_>) -> Result<Vec<Instance>> {
+pub(crate) fn compound(r: &Rec<'_>) -> Result<Vec<Instance>> {
     let list = r.rec("instances")?;
     let elements = list.recs("elements")?;
     let free = free_elements(&list, &elements)?;

@@ -2,7 +2,7 @@
 //! `hkpPhysicsSystem` → `hkpRigidBody` graph from a description of bodies and shapes
 //! ([`BodyDesc`], [`ShapeDesc`]), every value set by member name through the schema
 //! ([`Graph::add_object`], [`Graph::set`]), so the writers lay it out for the schema's
-//! generation. Triangle meshes under a MOPP tree get a code from [`super::mopp_build`].
+//! generation. Triangle meshes under a MOPP tree get a code from [`crate::collision::mopp::build`].
 //! What each class holds is in docs/collision-notes.md §2, §8, §10 and §14.
 
 use std::sync::Arc;
@@ -11,9 +11,9 @@ use crate::graph::{default_value, Graph, ObjectId, Value};
 use crate::schema::{Schema, Shape};
 use crate::{Error, Result};
 
-use super::math::{Aabb, Affine, Vec3};
-use super::mopp::degenerate;
-use super::mopp_build;
+use crate::collision::math::{Aabb, Affine, Vec3};
+use crate::collision::mopp;
+use crate::collision::mopp::degenerate;
 
 /// A rotation (unit quaternion `x, y, z, w`) and a translation.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -549,7 +549,7 @@ impl B {
             .enumerate()
             .map(|(k, t)| (k as u32, t.map(|i| m.vertices[usize::from(i)])))
             .collect();
-        let built = mopp_build::build(&tris)
+        let built = mopp::build::build(&tris)
             .ok_or_else(|| Error::invalid_write("a MOPP mesh with no usable triangle"))?;
         let o = built.offset;
         self.set(

@@ -4,11 +4,11 @@
 
 use crate::graph::{Graph, ObjectId};
 
-use super::bvmesh::{aabb, leaf_table, nodes};
-use super::math::{Aabb, Affine};
-use super::pack::Storage;
-use super::view::Rec;
-use super::{Mesh, Result};
+use crate::collision::access::Rec;
+use crate::collision::hkp::bvmesh::{aabb, leaf_table, nodes};
+use crate::collision::hkp::pack::Storage;
+use crate::collision::math::{Aabb, Affine};
+use crate::collision::{Mesh, Result};
 
 /// Instance flag: the child shape is convex.
 pub const FLAG_CONVEX: u32 = 1;
@@ -82,7 +82,7 @@ pub fn decode(graph: &Graph, id: ObjectId) -> Result<Compound> {
     decode_rec(&Rec::object(&graph.with_struct_values(), id)?)
 }
 
-pub(super) fn decode_rec(r: &Rec<'_>) -> Result<Compound> {
+pub(crate) fn decode_rec(r: &Rec<'_>) -> Result<Compound> {
     let bits = r.int("numBitsForChildShapeKey")?;
     let child_key_bits = u32::try_from(bits)
         .ok()
@@ -134,7 +134,7 @@ pub(super) fn decode_rec(r: &Rec<'_>) -> Result<Compound> {
 
 /// The meshes of instance `index`, walked from its child: named `…@index`, each triangle's
 /// key `index << child_key_bits | child key`.
-pub(super) fn rekey(meshes: &mut [Mesh], index: usize, child_key_bits: u32) {
+pub(crate) fn rekey(meshes: &mut [Mesh], index: usize, child_key_bits: u32) {
     for m in meshes {
         m.name = format!("{}@{index}", m.name);
         for t in &mut m.triangles {

@@ -4,9 +4,9 @@
 //! parent, so a hostile tree cannot loop), every primitive inside its leaf box and every
 //! section inside its top-level leaf box, and a primitive mapping that counts what is there.
 
-use super::math::{Aabb, Vec3};
-use super::meshshape::{bit_width, MeshShapeData, Section, TOP_ROOT};
-use super::{CollisionError, Result};
+use crate::collision::hknp::mesh_shape::{bit_width, MeshShapeData, Section, TOP_ROOT};
+use crate::collision::math::{Aabb, Vec3};
+use crate::collision::{CollisionError, Result};
 
 /// Slack for a point against a decoded box: a few float roundings at its magnitude.
 fn inside(b: &Aabb, p: Vec3) -> bool {

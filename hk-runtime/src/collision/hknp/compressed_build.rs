@@ -1,17 +1,17 @@
 //! hk's compressed-mesh encoder (docs/collision-notes.md §12.2): triangles and quads into
 //! the sections, packed and shared vertices, primitives and data runs of an
 //! `hknpCompressedMeshShape`, through [`Graph::set`] like every hknp builder
-//! (`hknp_build` re-exports it).
+//! (`build` re-exports it).
 
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::graph::{Graph, ObjectId, Value};
 
-use super::hknp_graph::{fill, set_aabb, shape, uints};
-use super::hknp_mesh::EMPTY_PRIMITIVE;
-use super::math::{Aabb, Vec3};
-use super::packed::{Grid, PACKED_BITS, SHARED_BITS};
+use crate::collision::hknp::compressed::EMPTY_PRIMITIVE;
+use crate::collision::hknp::packed::{Grid, PACKED_BITS, SHARED_BITS};
+use crate::collision::hknp::values::{fill, set_aabb, shape, uints};
+use crate::collision::math::{Aabb, Vec3};
 
 /// The most primitives the encoder puts in one section.
 pub const SECTION_PRIMITIVES: usize = 128;

@@ -7,13 +7,13 @@
 //! the centres spread most (`10`–`12`, or `23`–`25` with a 32-bit forward jump `08` when a
 //! left subtree is longer than 255 bytes), and each leaf is one triangle: its box as three
 //! 24-bit bounds against the query's root coordinates (`29`–`2B`) and a terminal (`30`–`4F`
-//! or `50`–`53`). Triangles the degenerate rule leaves out ([`super::mopp::degenerate`])
+//! or `50`–`53`). Triangles the degenerate rule leaves out ([`crate::collision::mopp::degenerate`])
 //! get no terminal, as in a Havok build.
 
 use crate::graph::ObjectId;
 
-use super::math::{Aabb, Vec3};
-use super::mopp::{degenerate, Code, MARGIN};
+use crate::collision::math::{Aabb, Vec3};
+use crate::collision::mopp::{degenerate, Code, MARGIN};
 
 /// The integer extent the largest side of the box is scaled to (docs/mopp.md §1).
 const EXTENT: f32 = 0.99 * (1u32 << 24) as f32;
