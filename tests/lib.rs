@@ -145,7 +145,7 @@ pub fn graph_of(
 ) -> hk_runtime::Result<(hk_runtime::graph::Graph, hk_runtime::packfile::PackfileInfo)> {
     let pf = Packfile::parse(data)?;
     let schema = std::sync::Arc::new(schema_for(&pf));
-    let d = hk_runtime::packfile::read::read(&pf, &schema, Default::default())?;
+    let d = hk_runtime::packfile::graph::read::read(&pf, &schema, Default::default())?;
     Ok((d.graph, d.info))
 }
 
@@ -238,5 +238,6 @@ pub fn int16_packfile(n: usize) -> Vec<u8> {
         .set(sk, "parentIndices", Value::Array(Array::I16(values)))
         .expect("parentIndices");
     let g = &schema.generation;
-    hk_runtime::packfile::write::write(&graph, &PackfileInfo::new(g, g.layout)).expect("write")
+    hk_runtime::packfile::graph::write::write(&graph, &PackfileInfo::new(g, g.layout))
+        .expect("write")
 }

@@ -14,7 +14,7 @@ use hk_runtime::collision::mopp::check;
 use hk_runtime::collision::mopp::MARGIN;
 use hk_runtime::collision::{self, Aabb, Scene, ShapeKind};
 use hk_runtime::file::{self, Schemas};
-use hk_runtime::packfile::read::ReadOptions;
+use hk_runtime::packfile::graph::read::ReadOptions;
 use hk_runtime::packfile::PackfileInfo;
 
 #[allow(dead_code)]
@@ -50,7 +50,7 @@ fn written() -> (Vec<u8>, Schemas) {
     let graph = level71::graph(schema.clone()).unwrap();
     let g = &schema.generation;
     let bytes =
-        hk_runtime::packfile::write::write(&graph, &PackfileInfo::new(g, g.layout)).unwrap();
+        hk_runtime::packfile::graph::write::write(&graph, &PackfileInfo::new(g, g.layout)).unwrap();
     (bytes, schemas)
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use hk_runtime::error::{Check, ErrorKind, Limit, ReadError};
 use hk_runtime::file::{self, How, SchemaChoice, Schemas};
 use hk_runtime::limits::Limits;
-use hk_runtime::packfile::read::ReadOptions;
+use hk_runtime::packfile::graph::read::ReadOptions;
 use hk_runtime::tagfile::binary;
 
 #[allow(dead_code)]

@@ -73,7 +73,7 @@ fn base() -> (Schemas, Vec<u8>) {
     assert_eq!(g.root, ObjectId(0));
     let gen = &schema.generation;
     let bytes =
-        hk_runtime::packfile::write::write(&g, &PackfileInfo::new(gen, gen.layout)).unwrap();
+        hk_runtime::packfile::graph::write::write(&g, &PackfileInfo::new(gen, gen.layout)).unwrap();
     (schemas, bytes)
 }
 

@@ -250,7 +250,7 @@ fn synthetic() -> Synthetic {
     let ptr = Value::Pointer(Some(hk_runtime::graph::Ptr::Object(comp)));
     g.set(root, "namedVariants[0].variant", ptr).unwrap();
     let info = PackfileInfo::new(&schema.generation, schema.generation.layout);
-    let bytes = hk_runtime::packfile::write::write(&g, &info).unwrap();
+    let bytes = hk_runtime::packfile::graph::write::write(&g, &info).unwrap();
     let schemas = Schemas::from_dir(&hk_tests::schemas()).unwrap();
     let doc = file::open(&bytes, &schemas, ReadOptions::default()).unwrap();
     Synthetic {

@@ -62,7 +62,7 @@ fn level(n: u16, code: Option<Vec<u8>>) -> (Vec<u8>, Schemas) {
     }
     let gen = &schema.generation;
     let bytes =
-        hk_runtime::packfile::write::write(&g, &PackfileInfo::new(gen, gen.layout)).unwrap();
+        hk_runtime::packfile::graph::write::write(&g, &PackfileInfo::new(gen, gen.layout)).unwrap();
     (bytes, schemas)
 }
 

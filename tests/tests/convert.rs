@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use hk_runtime::convert::convert;
 use hk_runtime::error::{ErrorKind, WriteError};
 use hk_runtime::file::{self, Document, Origin, Schemas};
-use hk_runtime::packfile::read::ReadOptions;
+use hk_runtime::packfile::graph::read::ReadOptions;
 use hk_runtime::{Endian, LayoutRules};
 
 fn schemas() -> Schemas {

@@ -3,7 +3,7 @@
 //! another file.
 
 use hk_runtime::graph::{Ptr, Value};
-use hk_runtime::packfile::write::write;
+use hk_runtime::packfile::graph::write::write;
 
 #[test]
 fn exports_and_imports_round_trip() {

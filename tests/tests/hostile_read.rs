@@ -14,7 +14,7 @@ use hk_runtime::error::{ErrorKind, ReadError};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::graph::{Array, Graph, Value};
 use hk_runtime::limits::Limit;
-use hk_runtime::packfile::{read::read, write::write, Packfile, PackfileInfo};
+use hk_runtime::packfile::{graph::read::read, graph::write::write, Packfile, PackfileInfo};
 use hk_runtime::schema::{Class, Member};
 use hk_runtime::types::TypeKind;
 use hk_runtime::{Endian, Limits, ReadOptions, Schema};

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use hk_runtime::error::{Check, ErrorKind, SchemaError, Tried};
 use hk_runtime::file::{self, How, SchemaChoice, Schemas};
-use hk_runtime::packfile::read::ReadOptions;
+use hk_runtime::packfile::graph::read::ReadOptions;
 use hk_runtime::packfile::Packfile;
 use hk_tests::{read, root, schema, schemas, temp_dir};
 

@@ -1,7 +1,7 @@
 //! Strict mode rejects files that break the format's invariants and says where; lenient
 //! mode reads them and reports each violation.
 
-use hk_runtime::packfile::read::{read, ReadOptions};
+use hk_runtime::packfile::graph::read::{read, ReadOptions};
 use hk_runtime::packfile::Packfile;
 
 fn check(data: &[u8], expect: &str) {

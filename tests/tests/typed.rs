@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use hk_runtime::graph::{graphs_built, Object};
-use hk_runtime::packfile::read::read;
+use hk_runtime::packfile::graph::read::read;
 use hk_runtime::packfile::Packfile;
 use hk_runtime::typed::{AnyViewClass, Class, GraphObject, HkClass, TypedFile};
 use hk_runtime::LayoutRules;

@@ -145,7 +145,7 @@ fn hk_namespace_facts_go_through_xml() {
     pose.as_mut_slice()[0] = f32::from_bits(0x7FC0_0001);
     pose.as_mut_slice()[5] = f32::NEG_INFINITY;
     g.set(sk, "referencePose[0]", Value::Floats(pose)).unwrap();
-    let bytes = hk_runtime::packfile::write::write(&g, &info).unwrap();
+    let bytes = hk_runtime::packfile::graph::write::write(&g, &info).unwrap();
     let doc = Document {
         graph: g,
         origin: Origin::Packfile(info),

@@ -259,7 +259,7 @@ pub fn bytes(ctx: &Context, name: &str) -> Result<Vec<u8>> {
             let g = &schema.generation;
             let info = PackfileInfo::new(g, g.layout);
             let graph = destiny::level(Arc::clone(&schema))?;
-            Ok(hk_runtime::packfile::write::write(&graph, &info)?)
+            Ok(hk_runtime::packfile::graph::write::write(&graph, &info)?)
         }
         "nso-2023_box.bphsh" => tagfile(nso::build_box(schema)?),
         "nso-2023_level.bphsh" => tagfile(nso::build_level(schema)?),
@@ -270,7 +270,7 @@ pub fn bytes(ctx: &Context, name: &str) -> Result<Vec<u8>> {
                 "havok-710_level.hkx" => level71::graph(Arc::clone(&schema))?,
                 _ => packfile(name, Arc::clone(&schema))?,
             };
-            Ok(hk_runtime::packfile::write::write(&graph, &info)?)
+            Ok(hk_runtime::packfile::graph::write::write(&graph, &info)?)
         }
     }
 }

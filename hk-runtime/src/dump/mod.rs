@@ -230,7 +230,7 @@ pub fn build(doc: &Json, schemas: &Schemas) -> Result<(Vec<u8>, Built)> {
 /// What the writers refuse.
 pub fn write_built(built: &Built) -> Result<Vec<u8>> {
     Ok(match &built.container {
-        BuiltContainer::Packfile(info) => crate::packfile::write::write(&built.graph, info)?,
+        BuiltContainer::Packfile(info) => crate::packfile::graph::write::write(&built.graph, info)?,
         BuiltContainer::Tagfile { sdk, cm, phive } => {
             let schema = built.graph.schema();
             let tag0 = crate::tagfile::reflect::write(&built.graph, schema, sdk)?;

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::graph::{Graph, ObjectId};
 use crate::limits::Budget;
-use crate::packfile::read::{ReadOptions, Violation};
+use crate::packfile::graph::read::{ReadOptions, Violation};
 use crate::packfile::{Packfile, PackfileInfo};
 use crate::schema::TagfileRules;
 use crate::tagfile::binary::BinaryTagfile;
@@ -117,7 +117,7 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
         Some(Container::Packfile) => {
             let pf = Packfile::parse(bytes)?;
             let (schema, choice) = schemas.select(&pf, opts.lenient)?;
-            let d = crate::packfile::read::read(&pf, &schema, opts).map_err(|e| {
+            let d = crate::packfile::graph::read::read(&pf, &schema, opts).map_err(|e| {
                 // Name the classes when they may be the cause: a schema problem, or classes
                 // that fail the selection rule's check (read leniently, or named).
                 if e.is_schema() || choice.warning().is_some() {
@@ -211,7 +211,7 @@ pub fn open_path(path: &Path, schemas: &Schemas, opts: ReadOptions) -> Result<Do
 /// A value that does not fit its member, or anything the writers refuse.
 pub fn write(doc: &Document) -> Result<Vec<u8>> {
     match &doc.origin {
-        Origin::Packfile(info) => crate::packfile::write::write(&doc.graph, info),
+        Origin::Packfile(info) => crate::packfile::graph::write::write(&doc.graph, info),
         Origin::Tagfile { file, rules } => tagfile::write(&doc.graph, file, rules),
         Origin::BinaryTagfile(file) => tagfile::binary::write(&doc.graph, file),
     }

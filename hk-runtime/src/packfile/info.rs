@@ -105,7 +105,7 @@ impl PackfileInfo {
 }
 
 /// The root and the container facts of `pf` after a read: what
-/// the graph reader (`packfile::read::read`) records beside the graph, computed the same way.
+/// the graph reader (`packfile::graph::read::read`) records beside the graph, computed the same way.
 ///
 /// # Errors
 /// A root or export that names no object.

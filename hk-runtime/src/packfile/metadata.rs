@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::packfile::view::View;
+use crate::packfile::members::View;
 use crate::packfile::{Loc, Packfile};
 use crate::schema::layout::Layouts;
 use crate::schema::names::{self, NameKind};

@@ -5,22 +5,19 @@
 
 #[cfg(feature = "front")]
 pub mod check;
+pub mod engine;
 pub mod fixup;
+pub mod graph;
 pub mod header;
 pub mod info;
 pub mod locate;
+pub(crate) mod members;
 #[cfg(feature = "front")]
 pub mod metadata;
 #[cfg(feature = "packfile-graph")]
-pub mod read;
-pub mod reader;
 pub mod section;
 #[cfg(feature = "front")]
-pub(crate) mod view;
 #[cfg(feature = "packfile-graph")]
-pub mod write;
-pub mod writer;
-
 pub use fixup::{GlobalFixup, LocalFixup, VirtualFixup};
 pub use header::Header;
 pub use info::PackfileInfo;

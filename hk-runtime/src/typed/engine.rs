@@ -3,8 +3,8 @@
 //! [`ArrRef`]), and what the runtime knows of each flattened member ([`MemberInfo`]).
 
 use crate::error::Result;
-use crate::packfile::reader::{ReadOptions, Reader};
-use crate::packfile::writer::Body;
+use crate::packfile::engine::read::{ReadOptions, Reader};
+use crate::packfile::engine::write::Body;
 use crate::packfile::Packfile;
 use crate::rules::Endian;
 use crate::schema::ArrayKind;

@@ -7,12 +7,12 @@
 //! runtime keeps placement, fixups, arrays, padding and the object walk.
 //!
 //! - **Reading** ([`mod@read`]): a class decodes its members straight from the bytes through the
-//!   packfile read engine ([`crate::packfile::reader::Reader`]), so every invariant the
+//!   packfile read engine ([`crate::packfile::engine::read::Reader`]), so every invariant the
 //!   dynamic reader checks (pointer slots and fixups, capacity words, counts against the
 //!   bytes left, padding and coverage) is checked the same way, and
-//!   [`Reader::finish`](crate::packfile::reader::Reader::finish) resolves interior pointers,
+//!   [`Reader::finish`](crate::packfile::engine::read::Reader::finish) resolves interior pointers,
 //!   which [`Class::slot_mut`] patches into the typed objects.
-//! - **Writing** ([`mod@write`]): a [`TypedFile`] is a [`crate::packfile::writer::Model`], so the
+//! - **Writing** ([`mod@write`]): a [`TypedFile`] is a [`crate::packfile::engine::write::Model`], so the
 //!   write engine places, pads and fixes it up exactly as it does a graph.
 //! - **Views** ([`view`]): zero-copy accessors over a parsed packfile that read one member
 //!   without allocating; primitive arrays are read as columns with the byte order matched
@@ -42,7 +42,7 @@ pub use view::{
 };
 
 use crate::error::Result;
-use crate::packfile::reader::{ReadOptions, Violation};
+use crate::packfile::engine::read::{ReadOptions, Violation};
 use crate::packfile::PackfileInfo;
 use crate::rules::LayoutRules;
 use crate::schema::Schema;

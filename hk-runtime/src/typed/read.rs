@@ -1,5 +1,5 @@
 //! Decoding a packfile into typed objects through the read engine
-//! ([`crate::packfile::reader::Reader`]): the generated code reads each member at its
+//! ([`crate::packfile::engine::read::Reader`]): the generated code reads each member at its
 //! compile-time offset; the engine checks pointer slots, fixups, array headers, counts,
 //! padding and coverage exactly as it does for the dynamic graph.
 
@@ -11,8 +11,8 @@ use super::engine::{Decoder, Members};
 use super::member::Field;
 use crate::error::{ConvertError, Error, Result};
 use crate::graph::{ObjectId, Seg};
+use crate::packfile::engine::read::{ReadOptions, Violation};
 use crate::packfile::info::container_info;
-use crate::packfile::reader::{ReadOptions, Violation};
 use crate::packfile::{Loc, Packfile};
 
 /// Reads the members of a class from `body` (read at `at`) into `fields`, one per member

@@ -1,4 +1,4 @@
-//! Writing typed objects through the packfile write engine ([`crate::packfile::writer`]):
+//! Writing typed objects through the packfile write engine ([`crate::packfile::engine::write`]):
 //! a [`TypedFile`] is a [`Model`], so placement, padding, fixups, the class-name section
 //! and the headers are the engine's, and the bytes are those the dynamic graph of the same
 //! objects writes.
@@ -10,7 +10,7 @@ use super::engine::Members;
 use super::member::Field;
 use crate::error::{Error, Result, WriteError};
 use crate::graph::{ObjectId, Ptr, Seg};
-use crate::packfile::writer::{self, Body, Model};
+use crate::packfile::engine::write::{self, Body, Model};
 
 /// Writes the members of a class, `fields` in flattened order, at `base` plus `offsets`
 /// (the class's table for rules index `ri`), each inside its member path and named in
@@ -126,5 +126,5 @@ pub fn write_file<A: AnyClass>(file: &TypedFile<A>) -> Result<Vec<u8>> {
         file,
         ri: file.info.layout.index(),
     };
-    writer::write(&model, &file.info, A::STRING_ALIGN)
+    write::write(&model, &file.info, A::STRING_ALIGN)
 }

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use hk_runtime::error::{ErrorKind, ReadError};
 use hk_runtime::file::{self, Schemas};
-use hk_runtime::packfile::read::ReadOptions;
+use hk_runtime::packfile::graph::read::ReadOptions;
 use hk_runtime::tagfile::binary;
 use hk_tests::heap::measure;
 

@@ -30,8 +30,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hk_runtime::file::{self, Schemas};
-use hk_runtime::packfile::read::{read, ReadOptions};
-use hk_runtime::packfile::write::write;
+use hk_runtime::packfile::graph::read::{read, ReadOptions};
+use hk_runtime::packfile::graph::write::write;
 use hk_runtime::packfile::Packfile;
 use hk_runtime::schema::TagfileRules;
 use hk_runtime::tagfile::cm::{Cm, SurfaceRecord, RETAIL_VERSION};

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use hk_runtime::dump::{xml, BuiltContainer};
 use hk_runtime::file::{self, Document, Origin, Schemas};
-use hk_runtime::packfile::read::ReadOptions;
+use hk_runtime::packfile::graph::read::ReadOptions;
 use hk_runtime::Limits;
 
 /// A mutation slower than this is reported as a failure (a hang in the making).

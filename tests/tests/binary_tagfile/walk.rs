@@ -2,7 +2,7 @@
 //! the format (docs/binary-tagfile-format.md), independent of the reader under test, that
 //! places mutations and counts records.
 
-use hk_runtime::packfile::read::ReadOptions;
+use hk_runtime::packfile::graph::read::ReadOptions;
 
 /// The 11 corpus binary tagfiles.
 pub const FILES: [&str; 11] = [

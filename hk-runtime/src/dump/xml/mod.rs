@@ -122,7 +122,7 @@ pub fn build_xml(
             crate::error::WriteError::Invalid("XML builds packfiles".into()),
         ));
     };
-    let bytes = crate::packfile::write::write(&built.graph, info)?;
+    let bytes = crate::packfile::graph::write::write(&built.graph, info)?;
     Ok((bytes, built))
 }
 

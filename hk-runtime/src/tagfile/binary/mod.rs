@@ -32,7 +32,7 @@ use std::sync::Arc;
 use crate::error::Result;
 use crate::graph::Graph;
 use crate::limits::ReadOptions;
-use crate::packfile::reader::Violation;
+use crate::packfile::engine::read::Violation;
 
 pub use defs::{ClassDef, MemberDef, TypeCode, VersionRules, MAGIC};
 

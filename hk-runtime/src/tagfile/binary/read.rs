@@ -30,7 +30,7 @@ use crate::error::{Error, ReadError, Result};
 use crate::graph::{Floats, Graph, ObjectId, Ptr, Value};
 use crate::limits::ReadOptions;
 use crate::limits::{Budget, Limits};
-use crate::packfile::reader::Violation;
+use crate::packfile::engine::read::Violation;
 use crate::schema::names::NameKind;
 use crate::schema::{ClassId, Schema};
 

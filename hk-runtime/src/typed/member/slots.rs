@@ -7,7 +7,7 @@ use std::marker::PhantomData;
 use super::{kind, ptr_size, Member};
 use crate::error::{ConvertError, Error, ReadError, Result, WriteError};
 use crate::graph::{Ptr, Seg, Value};
-use crate::packfile::reader::Target;
+use crate::packfile::engine::read::Target;
 use crate::packfile::Loc;
 use crate::schema::plan::array_header_size;
 use crate::schema::ArrayKind;
@@ -507,7 +507,7 @@ impl<T: Member> Elements for Vec<T> {
 /// An array of `kind` whose header is at `off` in `body` (read at `at`).
 ///
 /// # Errors
-/// As [`crate::packfile::reader::Reader::array`], or an element that does not read.
+/// As [`crate::packfile::engine::read::Reader::array`], or an element that does not read.
 pub fn decode_array<T: Member>(
     d: &mut Decoder<'_, '_>,
     _body: &[u8],

@@ -1,5 +1,5 @@
 //! The packfile read engine: what every object model (the dynamic graph of
-//! [`super::read`], the typed classes `hk-derive` generates) reads through.
+//! [`crate::packfile::graph::read`], the typed classes `hk-derive` generates) reads through.
 //!
 //! It owns the file's invariants, so each model only says which member is where:
 //! - pointer slots store zero and are non-null exactly when a fixup names them; every
@@ -14,12 +14,12 @@
 //! [`Violation`] and goes on. Structural errors (a count past the data, a pointer out of
 //! the section) fail in both modes.
 
-use super::header::{DONT_DEALLOCATE, FLAG_MASK};
-use super::{Loc, Packfile};
 use crate::bytes::Scalar;
 use crate::error::{Error, Result};
 use crate::graph::{ObjectId, Ptr, Seg};
 use crate::limits::{Budget, Limits};
+use crate::packfile::header::{DONT_DEALLOCATE, FLAG_MASK};
+use crate::packfile::{Loc, Packfile};
 use crate::rules::Endian;
 use crate::schema::ArrayKind;
 

@@ -1,23 +1,23 @@
 //! Decoding a packfile's objects into a [`Graph`] by running each class's plan
 //! ([`crate::schema::Schema::plan`]) over the bytes, through the read engine
-//! ([`super::reader`]) that owns the format's invariants.
+//! ([`crate::packfile::engine::read`]) that owns the format's invariants.
 //!
 //! Primitive arrays are read as whole columns (one byte-order match per array), so large
 //! animation and mesh arrays cost little more than a copy.
 
 use std::sync::Arc;
 
-pub use super::info::{container_info, file_info};
-pub use super::reader::{ReadOptions, Violation};
+pub use crate::packfile::engine::read::{ReadOptions, Violation};
+pub use crate::packfile::info::{container_info, file_info};
 
-use super::info::PackfileInfo;
-use super::reader::{Elements, Reader, Target};
-use super::{Loc, Packfile};
 use crate::bytes::{read_column, read_strided, Scalar};
 use crate::error::{Error, ReadError, Result};
 use crate::graph::{
     value_at_mut, Array, Column, Floats, Graph, Object, ObjectId, Ptr, Seg, StructColumns, Value,
 };
+use crate::packfile::engine::read::{Elements, Reader, Target};
+use crate::packfile::info::PackfileInfo;
+use crate::packfile::{Loc, Packfile};
 use crate::rules::Endian;
 use crate::schema::plan::PlanCache as Plans;
 use crate::schema::{ClassId, ClassPlan, Elem, Op, Schema};

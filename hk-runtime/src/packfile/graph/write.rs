@@ -1,16 +1,16 @@
 //! Writing a [`Graph`] as a packfile: the graph as a [`Model`] of the write engine
-//! ([`super::writer`]), each object run through its class's plan under the file's rules.
+//! ([`crate::packfile::engine::write`]), each object run through its class's plan under the file's rules.
 //!
 //! Every value is checked against its member as it is written: integers must fit their
 //! width and sign, tuples their length, pointers must name objects that exist, strings
 //! must not hold a NUL. Nothing is truncated, wrapped or written past its member.
 
-use super::info::PackfileInfo;
-use super::writer::{self, Body, Model};
 use crate::bytes::{append_column, write_column, Scalar};
 use crate::error::{Error, Result, WriteError};
 use crate::graph::check::check_int;
 use crate::graph::{Array, Column, Graph, ObjectId, Ptr, Seg, StructColumns, Value};
+use crate::packfile::engine::write::{self, Body, Model};
+use crate::packfile::info::PackfileInfo;
 use crate::rules::Endian;
 use crate::schema::plan::PlanCache as Plans;
 
@@ -41,7 +41,7 @@ pub fn write(graph: &Graph, info: &PackfileInfo) -> Result<Vec<u8>> {
         targets: std::cell::Cell::new(Some(targets)),
         size,
     };
-    writer::write(&model, info, schema.generation.packfile.string_align)
+    write::write(&model, info, schema.generation.packfile.string_align)
 }
 
 /// An interior pointer's target: an object and the path to an element it owns.
