@@ -4,7 +4,7 @@
 use serde_json::{json, Value as Json};
 
 use super::spot::{bad, Checked, Node};
-use super::value::{bits_of, hex_bytes, to_hex};
+use crate::dump::text::{bits_of, hex_bytes, to_hex};
 use crate::error::{Error, WriteError};
 use crate::tagfile::cm::{Cm, SurfaceRecord};
 use crate::tagfile::phive::{Extra, HitMask, Material, Phive};
@@ -30,7 +30,7 @@ fn f32_json(f: f32) -> Json {
     if f.is_finite() {
         json!(f64::from(f))
     } else {
-        json!(super::value::bits_text(f))
+        json!(crate::dump::text::bits_text(f))
     }
 }
 

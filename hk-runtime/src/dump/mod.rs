@@ -6,8 +6,8 @@
 //! Writing streams: [`Dump`] is a serde `Serialize` that walks the graph, so the text is
 //! written straight from the objects ([`write_json`]). Reading streams too, in two passes
 //! over the text: the first reads the header and each object's id, class and section
-//! (`head`), the second reads the members straight into graph values through the
-//! schema's shapes (`values`). No tree of JSON values is built for the objects (TOML is
+//! (`skim`), the second reads the members straight into graph values through the
+//! schema's shapes (`members`). No tree of JSON values is built for the objects (TOML is
 //! read through the tree its parser builds).
 //!
 //! Reading a dump back checks every value against its member and every header field
@@ -17,12 +17,12 @@
 //! never truncated, wrapped or zero-filled.
 
 mod container;
-mod head;
-mod header;
+mod members;
+mod prepare;
+mod skim;
 mod source;
 mod spot;
-mod value;
-mod values;
+mod text;
 mod write;
 pub mod xml;
 
@@ -33,7 +33,7 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 pub use container::{cm_json, phive_json};
-pub use value::{bits_of, bits_text, half_bits_of, half_text, hex_bytes, resolve, to_hex};
+pub use text::{bits_of, bits_text, half_bits_of, half_text, hex_bytes, resolve, to_hex};
 pub use write::Dump;
 
 use crate::error::{Error, Result, WriteError};
@@ -43,11 +43,11 @@ use crate::packfile::PackfileInfo;
 use crate::schema::Schema;
 use crate::tagfile::cm::SurfaceRecord;
 use crate::tagfile::phive::Phive;
-use head::HeadSeed;
-use header::{prepare, Facts, Pick};
+use members::{MembersSeed, Reader};
+use prepare::{prepare, Facts, Pick};
+use skim::SkimSeed;
 use source::{locate, Failure, JsonText, JsonTree, Source, TomlText};
 use spot::Fail;
-use values::{Reader, ValuesSeed};
 
 /// Format version of the dump.
 pub const DUMP_VERSION: u64 = 1;
@@ -255,7 +255,7 @@ fn read_source<S: Source>(src: &S, pick: Pick<'_>) -> Result<Built> {
     };
     let failure = Failure::default();
     let head = src
-        .run(HeadSeed { failure: &failure })
+        .run(SkimSeed { failure: &failure })
         .map_err(|s| failure.finish(src.format(), &s))?;
     let p = prepare(head, pick).map_err(located)?;
     let mut reader = Reader {
@@ -267,7 +267,7 @@ fn read_source<S: Source>(src: &S, pick: Pick<'_>) -> Result<Built> {
         relocate: None,
     };
     let values = src
-        .run_last(ValuesSeed(&reader))
+        .run_last(MembersSeed(&reader))
         .map_err(|s| reader.failure.finish(src.format(), &s))?;
     if values.len() != p.classes.len() {
         return Err(spot::bad("the list of objects changed between the passes"));
@@ -291,7 +291,7 @@ fn read_source<S: Source>(src: &S, pick: Pick<'_>) -> Result<Built> {
         reader.failure = Failure::default();
         reader.into = Default::default();
         reader.relocate = Some((n, e.clone()));
-        return Err(match src.run(ValuesSeed(&reader)) {
+        return Err(match src.run(MembersSeed(&reader)) {
             Err(s) => reader.failure.finish(src.format(), &s),
             Ok(_) => e,
         });

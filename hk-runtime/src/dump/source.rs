@@ -305,7 +305,7 @@ impl<'de> Visitor<'de> for JsonSeed {
 
     fn visit_f64<E>(self, v: f64) -> Result<Json, E> {
         Ok(serde_json::Number::from_f64(v).map_or_else(
-            || Json::String(super::value::bits_text(v as f32)),
+            || Json::String(crate::dump::text::bits_text(v as f32)),
             Json::Number,
         ))
     }

@@ -8,8 +8,8 @@
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{json, Value as Json};
 
-use super::value::{bits_text, half_f32, half_text, to_hex};
 use super::{container, schema_name, DUMP_VERSION};
+use crate::dump::text::{bits_text, half_f32, half_text, to_hex};
 use crate::file::{Document, Origin};
 use crate::graph::{path_text, Array, Graph, ObjectId, Ptr, Value};
 use crate::packfile::PackfileInfo;

@@ -11,7 +11,7 @@ use super::events::{invalid, shown, Events, Located, Res};
 use super::meter::Meter;
 use super::scan::{self, Named, Root, Scan};
 use super::walk::Shared;
-use crate::dump::header::Pick;
+use crate::dump::prepare::Pick;
 use crate::dump::source::line_column;
 use crate::dump::{hex_bytes, read_source, Built};
 use crate::error::{Error, Result};

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 
 use super::container::{cm_from, phive_from};
-use super::head::Head;
 use super::spot::{bad, Checked, Fail, Node, Spot};
-use super::value::{hex_bytes, resolve};
-use super::values::Ids;
 use super::DUMP_VERSION;
+use crate::dump::members::Ids;
+use crate::dump::skim::Head;
+use crate::dump::text::{hex_bytes, resolve};
 use crate::error::{Error, ReadError, SchemaError, WriteError};
 use crate::file::Schemas;
 use crate::graph::{ObjectId, Seg};

@@ -13,10 +13,10 @@ use std::fmt::{self, Display};
 use rustc_hash::FxHashMap;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::head::{StrSeed, UIntSeed};
 use super::source::Failure;
 use super::spot::bad;
-use super::value::{bits_of, half_bits_of, hex_bytes, resolve};
+use crate::dump::skim::{StrSeed, UIntSeed};
+use crate::dump::text::{bits_of, half_bits_of, hex_bytes, resolve};
 use crate::error::{Error, WriteError};
 use crate::graph::check::{check_int, normalize_into};
 use crate::graph::{Array, Column, Floats, ObjectId, Ptr, Seg, Value};
@@ -107,9 +107,9 @@ impl Reader<'_> {
 }
 
 /// The whole second pass: each object's values, in list order.
-pub(crate) struct ValuesSeed<'r, 's>(pub(crate) &'r Reader<'s>);
+pub(crate) struct MembersSeed<'r, 's>(pub(crate) &'r Reader<'s>);
 
-impl<'de> DeserializeSeed<'de> for ValuesSeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for MembersSeed<'_, '_> {
     type Value = Vec<Vec<Value>>;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
@@ -117,7 +117,7 @@ impl<'de> DeserializeSeed<'de> for ValuesSeed<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for ValuesSeed<'_, '_> {
+impl<'de> Visitor<'de> for MembersSeed<'_, '_> {
     type Value = Vec<Vec<Value>>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -37,11 +37,11 @@ pub(crate) struct ObjectHead {
 }
 
 /// The first pass.
-pub(crate) struct HeadSeed<'a> {
+pub(crate) struct SkimSeed<'a> {
     pub(crate) failure: &'a Failure,
 }
 
-impl<'de> DeserializeSeed<'de> for HeadSeed<'_> {
+impl<'de> DeserializeSeed<'de> for SkimSeed<'_> {
     type Value = Head;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Head, D::Error> {
@@ -49,7 +49,7 @@ impl<'de> DeserializeSeed<'de> for HeadSeed<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for HeadSeed<'_> {
+impl<'de> Visitor<'de> for SkimSeed<'_> {
     type Value = Head;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
