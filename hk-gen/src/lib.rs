@@ -1,3 +1,8 @@
+//! hk-gen is the generator of the project's design, and it holds the `hk` command line. The
+//! generator turns schema folders and game profiles into typed Rust crates, one per game
+//! (`hk gen crate`, `hk gen all`); the command line reads, writes, checks, converts and
+//! dumps Havok files through hk-runtime.
+//!
 //! The `hk` command line as a library: every command is a function that takes a
 //! [`Context`] (the schemas and game profiles), writes its output to an [`Out`] and returns
 //! a [`Status`] or a typed [`Error`]. The `hk` binary only parses arguments, builds the
