@@ -3,7 +3,7 @@
 //! tells how much any work can gain from N threads on this machine at this time.
 //!
 //! Each timed pass lasts at least [`PASS`]: starting a pass wakes the pool's sleeping
-//! threads, which on the 2-core virtual machine of docs/status.md took 0.21 ms (median),
+//! threads, which on the 2-core virtual machine of bench/results.md ("Two threads") took 0.21 ms (median),
 //! 0.6 ms (p90) and up to 4.5 ms for an empty `broadcast` after 20 ms idle, against 0.03 ms
 //! back to back. Over one 9 ms pass of the corpus on two threads that start-up alone is
 //! 2-7% or more; over 250 ms it is under 0.3% (median).

@@ -7,17 +7,17 @@
 pub mod check;
 pub mod engine;
 pub mod fixup;
+#[cfg(feature = "packfile-graph")]
 pub mod graph;
 pub mod header;
 pub mod info;
 pub mod locate;
+#[cfg(feature = "front")]
 pub(crate) mod members;
 #[cfg(feature = "front")]
 pub mod metadata;
-#[cfg(feature = "packfile-graph")]
 pub mod section;
-#[cfg(feature = "front")]
-#[cfg(feature = "packfile-graph")]
+
 pub use fixup::{GlobalFixup, LocalFixup, VirtualFixup};
 pub use header::Header;
 pub use info::PackfileInfo;

@@ -302,7 +302,7 @@ impl<'s> Layouts<'s> {
             TypeKind::SimpleArray => (p + 4, p),
             TypeKind::Variant => (2 * p, p),
             TypeKind::HomogeneousArray => (3 * p, p),
-            // 2014-2016 hkRelArray: a u16 count and a u16 offset (packfile/read.rs), so
+            // 2014-2016 hkRelArray: a u16 count and a u16 offset (packfile/graph/read.rs), so
             // 2-aligned like any u16 pair (it follows a 2-byte hkHalf in hknpConvexShape).
             TypeKind::RelArray => (4, 2),
             // docs/collision-notes.md §7 (2023.2): hkRelPtr<T> is an i64 offset;

@@ -64,7 +64,7 @@ pub fn decode_object<C: Class, A: From<C>>(d: &mut Decoder<'_, '_>, loc: Loc) ->
 
 /// The `size` bytes of an object's body at `loc`, recorded as one block, with its padding
 /// (`gaps`) checked. Not generic and never inlined: one copy serves every class of a
-/// generated crate (docs/status.md, "Building a generated crate").
+/// generated crate (bench/results.md, "Building a generated crate").
 #[inline(never)]
 fn object_body<'a>(
     d: &mut Decoder<'_, 'a>,

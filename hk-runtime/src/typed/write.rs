@@ -120,7 +120,7 @@ impl<A: AnyClass> Model for TypedModel<'_, A> {
 /// Writes `file` as a packfile with its container facts.
 ///
 /// # Errors
-/// As [`writer::write`].
+/// As [`write::write`].
 pub fn write_file<A: AnyClass>(file: &TypedFile<A>) -> Result<Vec<u8>> {
     let model = TypedModel {
         file,

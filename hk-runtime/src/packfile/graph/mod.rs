@@ -1,5 +1,5 @@
 //! The dynamic object graph as a packfile model: [`read`] decodes a packfile's objects into
-//! a [`crate::graph::Graph`] by running each class's plan over the bytes, [`write`] writes a
+//! a [`crate::graph::Graph`] by running each class's plan over the bytes, [`write`](mod@write) writes a
 //! graph back, both through [`super::engine`].
 
 pub mod read;

@@ -24,7 +24,7 @@ use crate::schema::{ClassId, ClassPlan, Elem, Op};
 ///
 /// # Errors
 /// A value that does not fit its member (naming the object and member), a pointer to an
-/// object the graph lacks, or anything [`writer::write`] refuses.
+/// object the graph lacks, or anything [`write::write`] refuses.
 pub fn write(graph: &Graph, info: &PackfileInfo) -> Result<Vec<u8>> {
     let schema = graph.schema();
     let mut targets = Vec::new();
