@@ -14,7 +14,8 @@
 //! `hk schema verify` reads). An abort cannot save its folder: the seed and the number of
 //! the folder being run are kept in `hk-fuzz-schema-last.txt`, and a run with the same
 //! seed and `HK_FUZZ_SAVE=N` in the environment saves folder N as
-//! `hk-fuzz-schema-input-N/` before running it.
+//! `hk-fuzz-schema-input-N/` before running it; `HK_FUZZ_REPLAY=DIR` runs one saved folder
+//! again and prints its time and peak heap.
 
 mod mutate;
 
@@ -199,6 +200,46 @@ fn exercise(f: &Folder) -> bool {
     true
 }
 
+/// Runs one saved folder (`HK_FUZZ_REPLAY=DIR`) as the fuzzer ran it, and prints what it
+/// took; `false` on a panic.
+fn replay(dir: &Path) -> bool {
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    let mut classes: Vec<ClassFile> = std::fs::read_dir(dir.join("classes"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter_map(|p| {
+                    let stem = p.file_stem()?.to_str()?.to_string();
+                    Some(ClassFile {
+                        stem,
+                        text: read(&p),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    classes.sort_by(|a, b| a.stem.cmp(&b.stem));
+    let f = Folder {
+        name: dir.display().to_string(),
+        generation: read(&dir.join("generation.toml")),
+        classes,
+    };
+    let (out, took, peak) =
+        measure(|| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| exercise(&f))));
+    println!(
+        "{}: {} classes, {} bytes: {}, {took:?}, peak heap {:.1} MiB",
+        f.name,
+        f.classes.len(),
+        bytes_of(&f),
+        match out {
+            Ok(true) => "loads",
+            Ok(false) => "refused",
+            Err(_) => "PANIC",
+        },
+        peak as f64 / (1 << 20) as f64
+    );
+    out.is_ok()
+}
+
 /// Writes `f` as a folder under the temp folder; gives its path.
 fn save(f: &Folder, kind: &str, n: usize) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hk-fuzz-schema-{kind}-{n}"));
@@ -242,6 +283,9 @@ fn watchdog(current: Current) {
 /// given; prints the counts and any panic or folder over the heap bound; `false` when
 /// there was one.
 pub fn run(rounds: usize, minutes: Option<f64>, seed: u64) -> bool {
+    if let Ok(dir) = std::env::var("HK_FUZZ_REPLAY") {
+        return replay(Path::new(&dir));
+    }
     let shipped = shipped();
     let mut r = Rng(Box::new(hk_tests::xorshift(seed)));
     let started = Instant::now();
