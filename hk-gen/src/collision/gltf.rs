@@ -14,7 +14,7 @@ use gltf::json::validation::Checked::Valid;
 use gltf::json::validation::USize64;
 use gltf::json::{self, Index};
 use hk_runtime::collision::export::obj::Written;
-use hk_runtime::collision::{Scene, Vec3};
+use hk_runtime::collision::{Mesh, Scene, Vec3};
 
 /// The two containers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,61 +165,8 @@ pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
         }
         let name = format!("{}/{}", body.name, mesh.name);
         let world = body.world_vertices(mesh);
-        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
-        let mut bytes = Vec::with_capacity(world.len() * 12);
-        for p in &world {
-            if !p.iter().all(|c| c.is_finite()) {
-                return Err(format!("{name}: a vertex is not finite ({p:?})"));
-            }
-            for i in 0..3 {
-                lo[i] = lo[i].min(p[i]);
-                hi[i] = hi[i].max(p[i]);
-                bytes.extend_from_slice(&p[i].to_le_bytes());
-            }
-        }
-        let view = b.view(&bytes, json::buffer::Target::ArrayBuffer);
-        let positions = b.accessor(
-            view,
-            world.len(),
-            json::accessor::ComponentType::F32,
-            json::accessor::Type::Vec3,
-            Some((lo, hi)),
-        );
-        // One primitive per surface id, in the order the ids first appear.
-        let mut groups: Vec<(Option<u32>, Vec<u8>)> = Vec::new();
-        for t in &mesh.triangles {
-            let at = match groups.iter().position(|(s, _)| *s == t.surface) {
-                Some(i) => i,
-                None => {
-                    groups.push((t.surface, Vec::new()));
-                    groups.len() - 1
-                }
-            };
-            for v in t.v {
-                groups[at].1.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        let mut primitives = Vec::new();
-        for (surface, idx) in groups {
-            let view = b.view(&idx, json::buffer::Target::ElementArrayBuffer);
-            let indices = b.accessor(
-                view,
-                idx.len() / 4,
-                json::accessor::ComponentType::U32,
-                json::accessor::Type::Scalar,
-                None,
-            );
-            let material = b.material(surface, scene);
-            primitives.push(json::mesh::Primitive {
-                attributes: BTreeMap::from([(Valid(json::mesh::Semantic::Positions), positions)]),
-                extensions: None,
-                extras: Default::default(),
-                indices: Some(indices),
-                material: Some(material),
-                mode: Valid(json::mesh::Mode::Triangles),
-                targets: None,
-            });
-        }
+        let positions = b.positions(&name, &world)?;
+        let primitives = b.primitives(mesh, positions, scene);
         let m = b.root.push(json::Mesh {
             extensions: None,
             extras: Default::default(),
@@ -236,30 +183,7 @@ pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
         written.vertices += world.len();
         written.triangles += mesh.triangles.len();
     }
-    if b.bin.len() > u32::MAX as usize - 1024 {
-        return Err(format!(
-            "{} bytes of geometry: more than a glTF buffer can hold",
-            b.bin.len()
-        ));
-    }
-    // A buffer must not be empty: a scene without triangles has none.
-    if !b.bin.is_empty() {
-        let uri = match container {
-            Container::Json => Some(format!(
-                "data:application/octet-stream;base64,{}",
-                base64::engine::general_purpose::STANDARD.encode(&b.bin)
-            )),
-            Container::Binary => None,
-        };
-        let buffer = b.root.push(json::Buffer {
-            byte_length: USize64::from(b.bin.len()),
-            extensions: None,
-            extras: Default::default(),
-            name: None,
-            uri,
-        });
-        debug_assert_eq!(buffer, b.buffer);
-    }
+    b.finish_buffer(container)?;
     // A scene lists at least one node (glTF 2.0, `scene.nodes`); a file without triangles
     // has no scene at all, which glTF allows.
     if !nodes.is_empty() {
@@ -273,30 +197,135 @@ pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
     }
     let bytes = match container {
         Container::Json => json::serialize::to_vec_pretty(&b.root).map_err(|e| e.to_string())?,
-        Container::Binary => {
-            let text = json::serialize::to_vec(&b.root).map_err(|e| e.to_string())?;
-            let pad = |n: usize| n.div_ceil(4) * 4;
-            let length = 12
-                + 8
-                + pad(text.len())
-                + if b.bin.is_empty() {
-                    0
-                } else {
-                    8 + pad(b.bin.len())
-                };
-            let glb = gltf::binary::Glb {
-                header: gltf::binary::Header {
-                    magic: *b"glTF",
-                    version: 2,
-                    length: u32::try_from(length).map_err(|_| "the GLB passes 4 GiB")?,
-                },
-                json: Cow::Owned(text),
-                bin: (!b.bin.is_empty()).then_some(Cow::Borrowed(&b.bin[..])),
-            };
-            glb.to_vec().map_err(|e| e.to_string())?
-        }
+        Container::Binary => b.glb()?,
     };
     Ok(Encoded { bytes, written })
+}
+
+impl Builder {
+    /// The world-space positions of one mesh as an accessor with their exact bounds.
+    fn positions(
+        &mut self,
+        name: &str,
+        world: &[[f32; 3]],
+    ) -> Result<Index<json::Accessor>, String> {
+        let (mut lo, mut hi) = ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]);
+        let mut bytes = Vec::with_capacity(world.len() * 12);
+        for p in world {
+            if !p.iter().all(|c| c.is_finite()) {
+                return Err(format!("{name}: a vertex is not finite ({p:?})"));
+            }
+            for i in 0..3 {
+                lo[i] = lo[i].min(p[i]);
+                hi[i] = hi[i].max(p[i]);
+                bytes.extend_from_slice(&p[i].to_le_bytes());
+            }
+        }
+        let view = self.view(&bytes, json::buffer::Target::ArrayBuffer);
+        Ok(self.accessor(
+            view,
+            world.len(),
+            json::accessor::ComponentType::F32,
+            json::accessor::Type::Vec3,
+            Some((lo, hi)),
+        ))
+    }
+
+    /// One primitive per surface id of `mesh`, in the order the ids first appear.
+    fn primitives(
+        &mut self,
+        mesh: &Mesh,
+        positions: Index<json::Accessor>,
+        scene: &Scene,
+    ) -> Vec<json::mesh::Primitive> {
+        let mut groups: Vec<(Option<u32>, Vec<u8>)> = Vec::new();
+        for t in &mesh.triangles {
+            let at = match groups.iter().position(|(s, _)| *s == t.surface) {
+                Some(i) => i,
+                None => {
+                    groups.push((t.surface, Vec::new()));
+                    groups.len() - 1
+                }
+            };
+            for v in t.v {
+                groups[at].1.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        let mut primitives = Vec::new();
+        for (surface, idx) in groups {
+            let view = self.view(&idx, json::buffer::Target::ElementArrayBuffer);
+            let indices = self.accessor(
+                view,
+                idx.len() / 4,
+                json::accessor::ComponentType::U32,
+                json::accessor::Type::Scalar,
+                None,
+            );
+            let material = self.material(surface, scene);
+            primitives.push(json::mesh::Primitive {
+                attributes: BTreeMap::from([(Valid(json::mesh::Semantic::Positions), positions)]),
+                extensions: None,
+                extras: Default::default(),
+                indices: Some(indices),
+                material: Some(material),
+                mode: Valid(json::mesh::Mode::Triangles),
+                targets: None,
+            });
+        }
+        primitives
+    }
+
+    /// The one buffer, embedded as base64 in a `.gltf` or left for the GLB's binary chunk;
+    /// none for a scene without triangles (a buffer must not be empty).
+    fn finish_buffer(&mut self, container: Container) -> Result<(), String> {
+        if self.bin.len() > u32::MAX as usize - 1024 {
+            return Err(format!(
+                "{} bytes of geometry: more than a glTF buffer can hold",
+                self.bin.len()
+            ));
+        }
+        if self.bin.is_empty() {
+            return Ok(());
+        }
+        let uri = match container {
+            Container::Json => Some(format!(
+                "data:application/octet-stream;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(&self.bin)
+            )),
+            Container::Binary => None,
+        };
+        let buffer = self.root.push(json::Buffer {
+            byte_length: USize64::from(self.bin.len()),
+            extensions: None,
+            extras: Default::default(),
+            name: None,
+            uri,
+        });
+        debug_assert_eq!(buffer, self.buffer);
+        Ok(())
+    }
+
+    /// The document as a GLB: header, JSON chunk and (when there is geometry) binary chunk.
+    fn glb(&self) -> Result<Vec<u8>, String> {
+        let text = json::serialize::to_vec(&self.root).map_err(|e| e.to_string())?;
+        let pad = |n: usize| n.div_ceil(4) * 4;
+        let bin = if self.bin.is_empty() {
+            0
+        } else {
+            8 + pad(self.bin.len())
+        };
+        let length = 12 + 8 + pad(text.len()) + bin;
+        let glb = gltf::binary::Glb {
+            header: gltf::binary::Header {
+                magic: *b"glTF",
+                version: 2,
+                length: u32::try_from(length).map_err(|_| "the GLB passes 4 GiB")?,
+            },
+            json: Cow::Owned(text),
+            bin: (!self.bin.is_empty()).then_some(Cow::Borrowed(&self.bin[..])),
+        };
+        glb.to_vec().map_err(|e| e.to_string())
+    }
 }
 
 #[cfg(test)]
