@@ -136,6 +136,35 @@ pub fn build_mesh(
     triangles: &[[u32; 3]],
     data: &[u32],
 ) -> Result<ObjectId> {
+    check_input(vertices, triangles, data)?;
+    let domain = Aabb::of(vertices.iter().copied()).unwrap_or(Aabb {
+        min: [0.0; 3],
+        max: [0.0; 3],
+    });
+    let tri_box =
+        |t: &[u32; 3]| Aabb::of(t.iter().map(|&v| vertices[v as usize])).unwrap_or(domain);
+    let boxes: Vec<Aabb> = triangles.iter().map(tri_box).collect();
+    let mut groups = Vec::new();
+    if !triangles.is_empty() {
+        sections(
+            (0..triangles.len() as u32).collect(),
+            &boxes,
+            triangles,
+            &mut groups,
+        );
+    }
+    let mut tree = MeshTree::new(vertices, triangles, data, domain, &groups)?;
+    for (si, grp) in groups.iter().enumerate() {
+        tree.add_section(g, si, grp)?;
+    }
+    let mesh_tree = pack::build_tree(&tree.section_boxes, &domain, Storage::Axis5);
+    set_leaf_indices(g, &mut tree.secs, &mesh_tree, &domain)?;
+    tree.write(g, &mesh_tree)
+}
+
+/// Refuses indices past the vertices, `data` of the wrong length and vertices that are not
+/// finite.
+fn check_input(vertices: &[Vec3], triangles: &[[u32; 3]], data: &[u32]) -> Result<()> {
     if let Some(t) = triangles
         .iter()
         .position(|t| t.iter().any(|&v| v as usize >= vertices.len()))
@@ -154,114 +183,169 @@ pub fn build_mesh(
     if vertices.iter().flatten().any(|x| !x.is_finite()) {
         return Err(fail("vertices", "a vertex is not finite"));
     }
-    let domain = Aabb::of(vertices.iter().copied()).unwrap_or(Aabb {
-        min: [0.0; 3],
-        max: [0.0; 3],
-    });
-    let tri_box =
-        |t: &[u32; 3]| Aabb::of(t.iter().map(|&v| vertices[v as usize])).unwrap_or(domain);
-    let boxes: Vec<Aabb> = triangles.iter().map(tri_box).collect();
-    let mut groups = Vec::new();
-    if !triangles.is_empty() {
-        sections(
-            (0..triangles.len() as u32).collect(),
-            &boxes,
+    Ok(())
+}
+
+/// The arrays of an `hkpBvCompressedMeshShape`'s tree as its sections are added.
+struct MeshTree<'a> {
+    vertices: &'a [Vec3],
+    triangles: &'a [[u32; 3]],
+    data: &'a [u32],
+    domain: Aabb,
+    /// Per vertex: whether more than one section names it.
+    is_shared: HashMap<u32, bool>,
+    /// Per shared vertex: its slot in `shared`.
+    shared_slot: HashMap<u32, u32>,
+    shared: Vec<u64>,
+    packed: Vec<u32>,
+    shared_index: Vec<Value>,
+    prims: Vec<Value>,
+    runs: Vec<Value>,
+    secs: Vec<Value>,
+    section_boxes: Vec<Aabb>,
+    max_key: u32,
+}
+
+/// One section's vertices: its own (packed over its box) and the shared ones it names, each
+/// with its index in the section and its decoded position.
+struct SectionVertices {
+    own: Vec<u32>,
+    theirs: Vec<u32>,
+    codec: SectionCodec,
+    decoded: HashMap<u32, (u8, Vec3)>,
+}
+
+impl<'a> MeshTree<'a> {
+    /// Finds the vertices named by more than one section and encodes them as shared
+    /// vertices, in the order the sections first name them.
+    fn new(
+        vertices: &'a [Vec3],
+        triangles: &'a [[u32; 3]],
+        data: &'a [u32],
+        domain: Aabb,
+        groups: &[Vec<u32>],
+    ) -> Result<Self> {
+        let mut users: HashMap<u32, (usize, bool)> = HashMap::new();
+        for (s, grp) in groups.iter().enumerate() {
+            for &t in grp {
+                for &v in &triangles[t as usize] {
+                    let e = users.entry(v).or_insert((s, false));
+                    if e.0 != s {
+                        e.1 = true;
+                    }
+                }
+            }
+        }
+        let is_shared: HashMap<u32, bool> = users.into_iter().map(|(v, (_, s))| (v, s)).collect();
+        let mut shared_slot: HashMap<u32, u32> = HashMap::new();
+        let mut shared: Vec<u64> = Vec::new();
+        for grp in groups {
+            for &t in grp {
+                for &v in &triangles[t as usize] {
+                    if is_shared[&v] && !shared_slot.contains_key(&v) {
+                        shared_slot.insert(v, shared.len() as u32);
+                        shared.push(encode_shared(vertices[v as usize], &domain));
+                    }
+                }
+            }
+        }
+        if shared.len() > MAX_SHARED_VERTICES {
+            return Err(fail(
+                "sharedVertices",
+                format!(
+                    "{} shared vertices: more than one page of {MAX_SHARED_VERTICES}",
+                    shared.len()
+                ),
+            ));
+        }
+        Ok(MeshTree {
+            vertices,
             triangles,
-            &mut groups,
-        );
+            data,
+            domain,
+            is_shared,
+            shared_slot,
+            shared,
+            packed: Vec::new(),
+            shared_index: Vec::new(),
+            prims: Vec::new(),
+            runs: Vec::new(),
+            secs: Vec::new(),
+            section_boxes: Vec::new(),
+            max_key: 0,
+        })
     }
-    // Vertices named by more than one section are shared.
-    let mut users: HashMap<u32, (usize, bool)> = HashMap::new();
-    for (s, grp) in groups.iter().enumerate() {
-        for &t in grp {
-            for &v in &triangles[t as usize] {
-                let e = users.entry(v).or_insert((s, false));
-                if e.0 != s {
-                    e.1 = true;
-                }
-            }
-        }
-    }
-    let mut shared_slot: HashMap<u32, u32> = HashMap::new();
-    let mut shared: Vec<u64> = Vec::new();
-    for grp in &groups {
-        for &t in grp {
-            for &v in &triangles[t as usize] {
-                if users[&v].1 && !shared_slot.contains_key(&v) {
-                    shared_slot.insert(v, shared.len() as u32);
-                    shared.push(encode_shared(vertices[v as usize], &domain));
-                }
-            }
-        }
-    }
-    if shared.len() > MAX_SHARED_VERTICES {
-        return Err(fail(
-            "sharedVertices",
-            format!(
-                "{} shared vertices: more than one page of {MAX_SHARED_VERTICES}",
-                shared.len()
-            ),
-        ));
-    }
-    let mut packed: Vec<u32> = Vec::new();
-    let mut shared_index: Vec<Value> = Vec::new();
-    let mut prims: Vec<Value> = Vec::new();
-    let mut runs: Vec<Value> = Vec::new();
-    let mut secs: Vec<Value> = Vec::new();
-    let mut section_boxes: Vec<Aabb> = Vec::new();
-    let mut max_key = 0u32;
-    for (si, grp) in groups.iter().enumerate() {
+
+    /// Packs section `grp`'s own vertices over their box and lists the shared ones it names.
+    fn section_vertices(&mut self, grp: &[u32]) -> SectionVertices {
         let mut own: Vec<u32> = Vec::new();
         let mut theirs: Vec<u32> = Vec::new();
         for &t in grp {
-            for &v in &triangles[t as usize] {
-                let list = if users[&v].1 { &mut theirs } else { &mut own };
+            for &v in &self.triangles[t as usize] {
+                let list = if self.is_shared[&v] {
+                    &mut theirs
+                } else {
+                    &mut own
+                };
                 if !list.contains(&v) {
                     list.push(v);
                 }
             }
         }
-        let codec = Aabb::of(own.iter().map(|&v| vertices[v as usize]))
+        let codec = Aabb::of(own.iter().map(|&v| self.vertices[v as usize]))
             .map(|b| SectionCodec::spanning(&b))
             .unwrap_or(SectionCodec {
-                offset: domain.min,
+                offset: self.domain.min,
                 scale: [0.0; 3],
             });
-        let first_packed = packed.len();
         let mut decoded: HashMap<u32, (u8, Vec3)> = HashMap::new();
         for (k, &v) in own.iter().enumerate() {
-            let p = codec.encode(vertices[v as usize]);
-            packed.push(p);
+            let p = codec.encode(self.vertices[v as usize]);
+            self.packed.push(p);
             decoded.insert(v, (k as u8, codec.decode(p)));
         }
-        let first_shared = shared_index.len();
         for (k, &v) in theirs.iter().enumerate() {
-            let slot = shared_slot[&v];
-            shared_index.push(Value::UInt(u64::from(slot)));
+            let slot = self.shared_slot[&v];
+            self.shared_index.push(Value::UInt(u64::from(slot)));
             let at = (own.len() + k) as u8;
-            decoded.insert(v, (at, pack::decode_shared(shared[slot as usize], &domain)));
+            let p = pack::decode_shared(self.shared[slot as usize], &self.domain);
+            decoded.insert(v, (at, p));
         }
-        let first_prim = prims.len();
+        SectionVertices {
+            own,
+            theirs,
+            codec,
+            decoded,
+        }
+    }
+
+    /// Adds section `si` of triangles `grp`: its vertices, primitives, data runs and tree.
+    fn add_section(&mut self, g: &Graph, si: usize, grp: &[u32]) -> Result<()> {
+        let first_packed = self.packed.len();
+        let first_shared = self.shared_index.len();
+        let sv = self.section_vertices(grp);
+        let first_prim = self.prims.len();
         let mut prim_boxes = Vec::with_capacity(grp.len());
         let mut section_runs: Vec<(u32, usize, usize)> = Vec::new();
         for (local, &t) in grp.iter().enumerate() {
-            let [a, b, c] = triangles[t as usize].map(|v| decoded[&v]);
-            prims.push(record(
+            let [a, b, c] = self.triangles[t as usize].map(|v| sv.decoded[&v]);
+            self.prims.push(record(
                 g,
                 "hkcdStaticMeshTreeBasePrimitive",
                 &[("indices", bytes(&[a.0, b.0, c.0, c.0]))],
             )?);
-            prim_boxes.push(Aabb::of([a.1, b.1, c.1]).unwrap_or(domain));
-            let value = data.get(t as usize).copied().unwrap_or(0);
+            prim_boxes.push(Aabb::of([a.1, b.1, c.1]).unwrap_or(self.domain));
+            let value = self.data.get(t as usize).copied().unwrap_or(0);
             match section_runs.last_mut() {
                 Some(r) if r.0 == value && r.2 < 255 => r.2 += 1,
                 _ => section_runs.push((value, local, 1)),
             }
-            max_key = max_key.max(crate::collision::hkp::bvmesh::key(si, local, 0));
+            let key = crate::collision::hkp::bvmesh::key(si, local, 0);
+            self.max_key = self.max_key.max(key);
         }
-        let first_run = runs.len();
+        let first_run = self.runs.len();
         for (value, index, count) in &section_runs {
-            runs.push(record(
+            self.runs.push(record(
                 g,
                 "hkpBvCompressedMeshShapeTreeDataRun",
                 &[
@@ -271,121 +355,130 @@ pub fn build_mesh(
                 ],
             )?);
         }
-        let sbox = Aabb::of(prim_boxes.iter().flat_map(|b| [b.min, b.max])).unwrap_or(domain);
-        section_boxes.push(sbox);
+        let sbox = Aabb::of(prim_boxes.iter().flat_map(|b| [b.min, b.max])).unwrap_or(self.domain);
+        self.section_boxes.push(sbox);
         let tree = pack::build_tree(&prim_boxes, &sbox, Storage::Axis4);
-        let word = |first: usize, n: usize| Value::UInt(((first as u64) << 8) | n as u64);
-        let parms = [codec.offset, codec.scale].concat();
-        secs.push(record(
-            g,
-            "hkcdStaticMeshTreeBaseSection",
-            &[
-                (
-                    "nodes",
-                    node_values(g, &tree, Storage::Axis4, "hkcdStaticTreeCodec3Axis4")?,
-                ),
-                ("domain", aabb_value(g, &sbox)?),
-                (
-                    "codecParms",
-                    Value::CArray(parms.iter().map(|&f| Value::Real(f)).collect()),
-                ),
-                ("firstPackedVertex", Value::UInt(first_packed as u64)),
-                (
-                    "sharedVertices",
-                    record(
-                        g,
-                        "hkcdStaticMeshTreeBaseSectionSharedVertices",
-                        &[("data", word(first_shared, own.len()))],
-                    )?,
-                ),
-                (
-                    "primitives",
-                    record(
-                        g,
-                        "hkcdStaticMeshTreeBaseSectionPrimitives",
-                        &[("data", word(first_prim, grp.len()))],
-                    )?,
-                ),
-                (
-                    "dataRuns",
-                    record(
-                        g,
-                        "hkcdStaticMeshTreeBaseSectionDataRuns",
-                        &[("data", word(first_run, section_runs.len()))],
-                    )?,
-                ),
-                ("numPackedVertices", Value::UInt(own.len() as u64)),
-                ("numSharedIndices", Value::UInt(theirs.len() as u64)),
-            ],
-        )?);
+        let firsts = [
+            (first_shared, sv.own.len()),
+            (first_prim, grp.len()),
+            (first_run, section_runs.len()),
+        ];
+        let section = section_record(g, &sv, &tree, &sbox, first_packed, firsts)?;
+        self.secs.push(section);
+        Ok(())
     }
-    let mesh_tree = pack::build_tree(&section_boxes, &domain, Storage::Axis5);
-    // Each section's leaf node.
-    let leaves = pack::leaves(&mesh_tree, &domain).map_err(|m| fail("tree.nodes", m))?;
-    for (node, index, _) in leaves {
-        if let Some(Value::Struct(values)) = secs.get_mut(index as usize) {
-            let c = g
-                .schema()
-                .require("hkcdStaticMeshTreeBaseSection")
-                .map_err(graph_err("leafIndex"))?;
-            let flat = g.schema().members(c).map_err(graph_err("leafIndex"))?;
-            if let Some(i) = flat
-                .iter()
-                .position(|m| g.schema().member_of(m).name == "leafIndex")
-            {
-                values[i] = Value::UInt(node as u64);
+
+    /// Adds the shape object with the mesh tree `mesh_tree` over the sections.
+    fn write(self, g: &mut Graph, mesh_tree: &[Node]) -> Result<ObjectId> {
+        let id = g
+            .add_object("hkpBvCompressedMeshShape")
+            .map_err(graph_err("hkpBvCompressedMeshShape"))?;
+        let bits = 32 - self.max_key.leading_zeros();
+        for (member, value) in [
+            ("bvTreeType", "BVTREE_COMPRESSED_MESH"),
+            ("weldingType", "WELDING_TYPE_NONE"),
+        ] {
+            if let Some(v) = item(g, "hkpBvCompressedMeshShape", member, value) {
+                set(g, id, member, v)?;
             }
         }
+        let domain_value = aabb_value(g, &self.domain)?;
+        let nodes = node_values(g, mesh_tree, Storage::Axis5, "hkcdStaticTreeCodec3Axis5")?;
+        let keys = self.triangles.len() as i64;
+        let packed = self.packed.iter().map(|&p| Value::UInt(u64::from(p)));
+        let shared = self.shared.iter().map(|&p| Value::UInt(p));
+        for (path, value) in [
+            ("tree.nodes", nodes),
+            ("tree.domain", domain_value),
+            ("tree.numPrimitiveKeys", Value::Int(keys)),
+            ("tree.bitsPerKey", Value::Int(i64::from(bits))),
+            ("tree.maxKeyValue", Value::UInt(u64::from(self.max_key))),
+            ("tree.sections", Value::list(self.secs)),
+            ("tree.primitives", Value::list(self.prims)),
+            ("tree.sharedVerticesIndex", Value::list(self.shared_index)),
+            ("tree.packedVertices", Value::list(packed.collect())),
+            ("tree.sharedVertices", Value::list(shared.collect())),
+            ("tree.primitiveDataRuns", Value::list(self.runs)),
+        ] {
+            set(g, id, path, value)?;
+        }
+        Ok(id)
     }
-    let id = g
-        .add_object("hkpBvCompressedMeshShape")
-        .map_err(graph_err("hkpBvCompressedMeshShape"))?;
-    let bits = 32 - max_key.leading_zeros();
-    if let Some(v) = item(
+}
+
+/// One `hkcdStaticMeshTreeBaseSection`: its tree, box, codec, first packed vertex, and the
+/// (first, count) words of its shared indices, primitives and data runs.
+fn section_record(
+    g: &Graph,
+    sv: &SectionVertices,
+    tree: &[Node],
+    sbox: &Aabb,
+    first_packed: usize,
+    firsts: [(usize, usize); 3],
+) -> Result<Value> {
+    let word = |(first, n): (usize, usize)| Value::UInt(((first as u64) << 8) | n as u64);
+    let parms = [sv.codec.offset, sv.codec.scale].concat();
+    let part = |class: &str, w: (usize, usize)| record(g, class, &[("data", word(w))]);
+    record(
         g,
-        "hkpBvCompressedMeshShape",
-        "bvTreeType",
-        "BVTREE_COMPRESSED_MESH",
-    ) {
-        set(g, id, "bvTreeType", v)?;
+        "hkcdStaticMeshTreeBaseSection",
+        &[
+            (
+                "nodes",
+                node_values(g, tree, Storage::Axis4, "hkcdStaticTreeCodec3Axis4")?,
+            ),
+            ("domain", aabb_value(g, sbox)?),
+            (
+                "codecParms",
+                Value::CArray(parms.iter().map(|&f| Value::Real(f)).collect()),
+            ),
+            ("firstPackedVertex", Value::UInt(first_packed as u64)),
+            (
+                "sharedVertices",
+                part("hkcdStaticMeshTreeBaseSectionSharedVertices", firsts[0])?,
+            ),
+            (
+                "primitives",
+                part("hkcdStaticMeshTreeBaseSectionPrimitives", firsts[1])?,
+            ),
+            (
+                "dataRuns",
+                part("hkcdStaticMeshTreeBaseSectionDataRuns", firsts[2])?,
+            ),
+            ("numPackedVertices", Value::UInt(sv.own.len() as u64)),
+            ("numSharedIndices", Value::UInt(sv.theirs.len() as u64)),
+        ],
+    )
+}
+
+/// Sets each section's `leafIndex` to its leaf node in the mesh tree.
+fn set_leaf_indices(
+    g: &Graph,
+    secs: &mut [Value],
+    mesh_tree: &[Node],
+    domain: &Aabb,
+) -> Result<()> {
+    let leaves = pack::leaves(mesh_tree, domain).map_err(|m| fail("tree.nodes", m))?;
+    if leaves.is_empty() || secs.is_empty() {
+        return Ok(());
     }
-    if let Some(v) = item(
-        g,
-        "hkpBvCompressedMeshShape",
-        "weldingType",
-        "WELDING_TYPE_NONE",
-    ) {
-        set(g, id, "weldingType", v)?;
+    let c = g
+        .schema()
+        .require("hkcdStaticMeshTreeBaseSection")
+        .map_err(graph_err("leafIndex"))?;
+    let flat = g.schema().members(c).map_err(graph_err("leafIndex"))?;
+    let Some(i) = flat
+        .iter()
+        .position(|m| g.schema().member_of(m).name == "leafIndex")
+    else {
+        return Ok(());
+    };
+    for (node, index, _) in leaves {
+        if let Some(Value::Struct(values)) = secs.get_mut(index as usize) {
+            values[i] = Value::UInt(node as u64);
+        }
     }
-    let domain_value = aabb_value(g, &domain)?;
-    let nodes = node_values(g, &mesh_tree, Storage::Axis5, "hkcdStaticTreeCodec3Axis5")?;
-    set(g, id, "tree.nodes", nodes)?;
-    set(g, id, "tree.domain", domain_value)?;
-    set(
-        g,
-        id,
-        "tree.numPrimitiveKeys",
-        Value::Int(triangles.len() as i64),
-    )?;
-    set(g, id, "tree.bitsPerKey", Value::Int(i64::from(bits)))?;
-    set(g, id, "tree.maxKeyValue", Value::UInt(u64::from(max_key)))?;
-    set(g, id, "tree.sections", Value::list(secs))?;
-    set(g, id, "tree.primitives", Value::list(prims))?;
-    set(g, id, "tree.sharedVerticesIndex", Value::list(shared_index))?;
-    set(
-        g,
-        id,
-        "tree.packedVertices",
-        Value::list(packed.iter().map(|&p| Value::UInt(u64::from(p))).collect()),
-    )?;
-    set(
-        g,
-        id,
-        "tree.sharedVertices",
-        Value::list(shared.iter().map(|&p| Value::UInt(p)).collect()),
-    )?;
-    set(g, id, "tree.primitiveDataRuns", Value::list(runs))?;
-    Ok(id)
+    Ok(())
 }
 
 /// One instance to place in a static compound.
