@@ -177,147 +177,203 @@ pub fn add_compressed_mesh(g: &mut Graph, input: &MeshInput) -> Result<MeshLayou
     )?;
     let data = g.add_object("hknpCompressedMeshShapeData")?;
     g.set(shape, "data", Value::object(data))?;
-    let domain = Aabb::of(input.vertices.iter().copied()).unwrap_or(Aabb {
-        min: [0.0; 3],
-        max: [0.0; 3],
-    });
-    let shared_grid = Grid::spanning(domain.min, domain.max, SHARED_BITS);
-    // Vertices more than one section uses are shared.
-    let mut users: HashMap<u32, usize> = HashMap::new();
-    for s in &sections {
-        for v in &s.vertices {
-            *users.entry(*v).or_default() += 1;
-        }
-    }
-    let mut shared_no: HashMap<u32, u64> = HashMap::new();
-    let mut shared = Vec::new();
-    let (mut packed, mut shared_index, mut prims, mut runs) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut enc = Encoder::new(data, input, &sections);
     fill(g, data, "meshTree.sections", sections.len())?;
     for (si, s) in sections.iter().enumerate() {
+        enc.section(g, si, s)?;
+    }
+    enc.write_tree(g)?;
+    let bits = set_key_bits(g, data, input, &sections)?;
+    g.set(shape, "numShapeKeyBits", Value::UInt(u64::from(bits)))?;
+    set_quad_bits(g, shape, input)?;
+    Ok(MeshLayout {
+        shape,
+        sections: sections.len(),
+        packed: enc.packed.len(),
+        shared: enc.shared.len(),
+        runs: enc.runs.len(),
+    })
+}
+
+/// The arrays of a compressed mesh's tree as its sections are encoded.
+struct Encoder<'a> {
+    data: ObjectId,
+    input: &'a MeshInput,
+    domain: Aabb,
+    shared_grid: Grid,
+    /// Per input vertex: how many sections use it (more than one: shared).
+    users: HashMap<u32, usize>,
+    /// Per shared input vertex: its number in `shared`.
+    shared_no: HashMap<u32, u64>,
+    shared: Vec<u64>,
+    packed: Vec<u64>,
+    shared_index: Vec<u64>,
+    prims: Vec<[u8; 4]>,
+    /// (value, first primitive in its section, count).
+    runs: Vec<(u16, usize, usize)>,
+}
+
+impl<'a> Encoder<'a> {
+    fn new(data: ObjectId, input: &'a MeshInput, sections: &[Section]) -> Self {
+        let domain = Aabb::of(input.vertices.iter().copied()).unwrap_or(Aabb {
+            min: [0.0; 3],
+            max: [0.0; 3],
+        });
+        let mut users: HashMap<u32, usize> = HashMap::new();
+        for s in sections {
+            for v in &s.vertices {
+                *users.entry(*v).or_default() += 1;
+            }
+        }
+        Encoder {
+            data,
+            input,
+            domain,
+            shared_grid: Grid::spanning(domain.min, domain.max, SHARED_BITS),
+            users,
+            shared_no: HashMap::new(),
+            shared: Vec::new(),
+            packed: Vec::new(),
+            shared_index: Vec::new(),
+            prims: Vec::new(),
+            runs: Vec::new(),
+        }
+    }
+
+    /// Encodes section `si`: its vertices, its fields, its primitives and data runs.
+    fn section(&mut self, g: &mut Graph, si: usize, s: &Section) -> Result<()> {
         let path = format!("meshTree.sections[{si}]");
-        let (own, common): (Vec<u32>, Vec<u32>) = s.vertices.iter().partition(|v| users[v] == 1);
-        let own_points: Vec<Vec3> = own.iter().map(|&v| input.vertices[v as usize]).collect();
+        let at = |field: &str| format!("{path}.{field}");
+        let data = self.data;
+        let (own, common): (Vec<u32>, Vec<u32>) =
+            s.vertices.iter().partition(|v| self.users[v] == 1);
+        let own_points: Vec<Vec3> = own.iter().map(|&v| self.vertex(v)).collect();
         let own_box = Aabb::of(own_points.iter().copied()).unwrap_or(Aabb {
-            min: domain.min,
-            max: domain.min,
+            min: self.domain.min,
+            max: self.domain.min,
         });
         let grid = Grid::spanning(own_box.min, own_box.max, PACKED_BITS);
+        let first_packed = Value::UInt(self.packed.len() as u64);
+        g.set(data, &at("firstPackedVertex"), first_packed)?;
+        let first_shared = self.shared_index.len();
+        let local = self.section_vertices(&own, &common, &grid)?;
+        let section_box = Aabb::of(s.vertices.iter().map(|&v| self.vertex(v))).unwrap_or(own_box);
+        set_aabb(g, data, &at("domain"), &section_box, [0, 0])?;
+        let parms = [grid.origin, grid.step].concat();
+        let parms = Value::CArray(parms.iter().map(|&f| Value::Real(f)).collect());
+        let shared_word = run_word(first_shared, common.len(), "shared vertices")?;
+        let prims_word = run_word(self.prims.len(), s.prims.len(), "primitives")?;
+        for (field, value) in [
+            ("codecParms", parms),
+            ("numPackedVertices", Value::UInt(own.len() as u64)),
+            ("numSharedIndices", Value::UInt(common.len() as u64)),
+            ("sharedVertices.data", shared_word),
+            ("primitives.data", prims_word),
+            ("leafIndex", Value::UInt(si as u64)),
+        ] {
+            g.set(data, &at(field), value)?;
+        }
+        let first_run = self.runs.len();
+        self.section_primitives(s, &local);
+        let runs = run_word(first_run, self.runs.len() - first_run, "data runs")?;
+        g.set(data, &at("dataRuns.data"), runs)
+    }
+
+    fn vertex(&self, v: u32) -> Vec3 {
+        self.input.vertices[v as usize]
+    }
+
+    /// Packs a section's own vertices on `grid` and numbers the shared ones it uses;
+    /// gives each input vertex's index in the section.
+    fn section_vertices(
+        &mut self,
+        own: &[u32],
+        common: &[u32],
+        grid: &Grid,
+    ) -> Result<HashMap<u32, usize>> {
         let mut local: HashMap<u32, usize> = HashMap::new();
-        g.set(
-            data,
-            &format!("{path}.firstPackedVertex"),
-            Value::UInt(packed.len() as u64),
-        )?;
         for (i, &v) in own.iter().enumerate() {
             local.insert(v, i);
-            packed.push(u64::from(grid.pack32(input.vertices[v as usize])));
+            self.packed.push(u64::from(grid.pack32(self.vertex(v))));
         }
-        let first_shared = shared_index.len();
         for (j, &v) in common.iter().enumerate() {
             local.insert(v, own.len() + j);
-            let no = *shared_no.entry(v).or_insert_with(|| {
-                shared.push(shared_grid.pack64(input.vertices[v as usize]));
+            let point = self.vertex(v);
+            let (shared, grid) = (&mut self.shared, &self.shared_grid);
+            let no = *self.shared_no.entry(v).or_insert_with(|| {
+                shared.push(grid.pack64(point));
                 (shared.len() - 1) as u64
             });
             if no > u64::from(u16::MAX) {
                 return Err(Error::invalid_write("more than 65536 shared vertices"));
             }
-            shared_index.push(no);
+            self.shared_index.push(no);
         }
-        let section_box =
-            Aabb::of(s.vertices.iter().map(|&v| input.vertices[v as usize])).unwrap_or(own_box);
-        set_aabb(g, data, &format!("{path}.domain"), &section_box, [0, 0])?;
-        let parms = [grid.origin, grid.step].concat();
-        g.set(
-            data,
-            &format!("{path}.codecParms"),
-            Value::CArray(parms.iter().map(|&f| Value::Real(f)).collect()),
-        )?;
-        g.set(
-            data,
-            &format!("{path}.numPackedVertices"),
-            Value::UInt(own.len() as u64),
-        )?;
-        g.set(
-            data,
-            &format!("{path}.numSharedIndices"),
-            Value::UInt(common.len() as u64),
-        )?;
-        g.set(
-            data,
-            &format!("{path}.sharedVertices.data"),
-            run_word(first_shared, common.len(), "shared vertices")?,
-        )?;
-        g.set(
-            data,
-            &format!("{path}.primitives.data"),
-            run_word(prims.len(), s.prims.len(), "primitives")?,
-        )?;
-        g.set(data, &format!("{path}.leafIndex"), Value::UInt(si as u64))?;
-        let first_run = runs.len();
+        Ok(local)
+    }
+
+    /// A section's primitives as local indices, and its data runs of equal materials.
+    fn section_primitives(&mut self, s: &Section, local: &HashMap<u32, usize>) {
+        let first_run = self.runs.len();
         for (j, &k) in s.prims.iter().enumerate() {
-            let p = input.primitives[k];
+            let p = self.input.primitives[k];
             let ix = p.map(|v| local[&v] as u8);
             debug_assert_ne!(ix, EMPTY_PRIMITIVE);
-            prims.push(ix);
-            let m = input.materials.get(k).copied().unwrap_or(0);
-            let open = runs.len() > first_run;
-            match runs.last_mut() {
+            self.prims.push(ix);
+            let m = self.input.materials.get(k).copied().unwrap_or(0);
+            let open = self.runs.len() > first_run;
+            match self.runs.last_mut() {
                 Some((value, _, count)) if open && *value == m => *count += 1,
-                _ => runs.push((m, j, 1usize)),
+                _ => self.runs.push((m, j, 1usize)),
             }
         }
-        g.set(
-            data,
-            &format!("{path}.dataRuns.data"),
-            run_word(first_run, runs.len() - first_run, "data runs")?,
-        )?;
     }
+
+    /// The tree's domain and its vertex, primitive and data-run arrays.
+    fn write_tree(&self, g: &mut Graph) -> Result<()> {
+        let (data, t) = (self.data, "meshTree");
+        set_aabb(g, data, &format!("{t}.domain"), &self.domain, [0, 0])?;
+        set_aabb(g, data, "simdTree.domain", &self.domain, [0, 0])?;
+        for (field, values) in [
+            ("packedVertices", &self.packed),
+            ("sharedVertices", &self.shared),
+            ("sharedVerticesIndex", &self.shared_index),
+        ] {
+            g.set(data, &format!("{t}.{field}"), uints(values.iter().copied()))?;
+        }
+        fill(g, data, &format!("{t}.primitives"), self.prims.len())?;
+        for (k, ix) in self.prims.iter().enumerate() {
+            let v = Value::CArray(ix.iter().map(|&i| Value::UInt(u64::from(i))).collect());
+            g.set(data, &format!("{t}.primitives[{k}].indices"), v)?;
+        }
+        fill(g, data, &format!("{t}.primitiveDataRuns"), self.runs.len())?;
+        for (k, &(value, index, count)) in self.runs.iter().enumerate() {
+            let path = format!("{t}.primitiveDataRuns[{k}]");
+            let value = Value::UInt(u64::from(value));
+            g.set(data, &format!("{path}.value.data"), value)?;
+            g.set(data, &format!("{path}.index"), Value::UInt(index as u64))?;
+            g.set(data, &format!("{path}.count"), Value::UInt(count as u64))?;
+        }
+        Ok(())
+    }
+}
+
+/// The tree's key count, bits per key and largest key (section << 8 | primitive); gives
+/// the bits per key.
+fn set_key_bits(
+    g: &mut Graph,
+    data: ObjectId,
+    input: &MeshInput,
+    sections: &[Section],
+) -> Result<u32> {
     let t = "meshTree";
-    set_aabb(g, data, &format!("{t}.domain"), &domain, [0, 0])?;
-    set_aabb(g, data, "simdTree.domain", &domain, [0, 0])?;
-    g.set(
-        data,
-        &format!("{t}.packedVertices"),
-        uints(packed.iter().copied()),
-    )?;
-    g.set(
-        data,
-        &format!("{t}.sharedVertices"),
-        uints(shared.iter().copied()),
-    )?;
-    g.set(
-        data,
-        &format!("{t}.sharedVerticesIndex"),
-        uints(shared_index.iter().copied()),
-    )?;
-    fill(g, data, &format!("{t}.primitives"), prims.len())?;
-    for (k, ix) in prims.iter().enumerate() {
-        let v = Value::CArray(ix.iter().map(|&i| Value::UInt(u64::from(i))).collect());
-        g.set(data, &format!("{t}.primitives[{k}].indices"), v)?;
-    }
-    fill(g, data, &format!("{t}.primitiveDataRuns"), runs.len())?;
-    for (k, &(value, index, count)) in runs.iter().enumerate() {
-        let path = format!("{t}.primitiveDataRuns[{k}]");
-        g.set(
-            data,
-            &format!("{path}.value.data"),
-            Value::UInt(u64::from(value)),
-        )?;
-        g.set(data, &format!("{path}.index"), Value::UInt(index as u64))?;
-        g.set(data, &format!("{path}.count"), Value::UInt(count as u64))?;
-    }
     let max_key = sections.len().saturating_sub(1) << 8
         | sections
             .last()
             .map_or(0, |s| s.prims.len().saturating_sub(1));
     let bits = (usize::BITS - max_key.leading_zeros()).max(1);
-    g.set(
-        data,
-        &format!("{t}.numPrimitiveKeys"),
-        Value::Int(input.primitives.len() as i64),
-    )?;
+    let keys = Value::Int(input.primitives.len() as i64);
+    g.set(data, &format!("{t}.numPrimitiveKeys"), keys)?;
     g.set(
         data,
         &format!("{t}.bitsPerKey"),
@@ -328,7 +384,11 @@ pub fn add_compressed_mesh(g: &mut Graph, input: &MeshInput) -> Result<MeshLayou
         &format!("{t}.maxKeyValue"),
         Value::UInt(max_key as u64),
     )?;
-    g.set(shape, "numShapeKeyBits", Value::UInt(u64::from(bits)))?;
+    Ok(bits)
+}
+
+/// The shape's bit sets: which quads are flat, and (none) which triangles are internal.
+fn set_quad_bits(g: &mut Graph, shape: ObjectId, input: &MeshInput) -> Result<()> {
     let n = input.primitives.len();
     let flat_quads = input
         .primitives
@@ -338,21 +398,11 @@ pub fn add_compressed_mesh(g: &mut Graph, input: &MeshInput) -> Result<MeshLayou
     let flat_bits = bit_words(n, flat_quads.map(|(k, _)| k));
     g.set(shape, "quadIsFlat.storage.words", uints(flat_bits))?;
     g.set(shape, "quadIsFlat.storage.numBits", Value::Int(n as i64))?;
-    g.set(
-        shape,
-        "triangleIsInternal.storage.words",
-        uints(bit_words(2 * n, std::iter::empty())),
-    )?;
+    let internal = uints(bit_words(2 * n, std::iter::empty()));
+    g.set(shape, "triangleIsInternal.storage.words", internal)?;
     g.set(
         shape,
         "triangleIsInternal.storage.numBits",
         Value::Int(2 * n as i64),
-    )?;
-    Ok(MeshLayout {
-        shape,
-        sections: sections.len(),
-        packed: packed.len(),
-        shared: shared.len(),
-        runs: runs.len(),
-    })
+    )
 }
