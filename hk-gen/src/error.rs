@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use hk_runtime::schema::{Diagnostics, LineIndex};
+use hk_runtime::schema::Diagnostics;
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -22,9 +22,9 @@ pub struct LineCol {
 
 impl LineCol {
     /// The line and column of byte `offset` of `text` (columns count characters), through
-    /// the runtime's [`LineIndex`]; for many offsets of one text, index it once.
+    /// the runtime's [`hk_runtime::text::line_column`].
     pub fn of(text: &str, offset: usize) -> LineCol {
-        let (line, column) = LineIndex::new(text).line_column(text, offset);
+        let (line, column) = hk_runtime::text::line_column(text, offset);
         LineCol { line, column }
     }
 }

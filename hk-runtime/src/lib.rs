@@ -26,6 +26,7 @@ pub mod error;
 pub mod limits;
 pub mod rules;
 pub mod schema;
+pub mod text;
 pub mod types;
 
 #[cfg(feature = "codecs")]

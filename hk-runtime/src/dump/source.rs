@@ -11,6 +11,7 @@ use serde_json::Value as Json;
 
 use super::spot::{Key, Spot};
 use crate::error::{Error, ReadError};
+use crate::text::line_column;
 
 /// Where a run stopped, and what the parser said.
 #[derive(Debug)]
@@ -105,18 +106,6 @@ impl TomlText<'_> {
     fn parse_again(&self) -> Result<toml::de::Deserializer<'_>, Stop> {
         toml::de::Deserializer::parse(self.text).map_err(|e| toml_stop(self.text, &e))
     }
-}
-
-/// The 1-based line and column of byte `offset` of `text` (columns count characters).
-pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let mut i = offset.min(text.len());
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    let before = &text[..i];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
 }
 
 fn toml_stop(text: &str, e: &toml::de::Error) -> Stop {

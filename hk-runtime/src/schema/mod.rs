@@ -29,7 +29,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-pub use diagnostic::{Diagnostic, Diagnostics, LineIndex};
+pub use crate::text::LineIndex;
+pub use diagnostic::{Diagnostic, Diagnostics};
 pub use layout::{ClassLayout, Layouts, MemberLayout};
 pub use plan::{ClassPlan, Elem, MemberPlan, Op};
 pub use shape::{ArrayKind, Shape};

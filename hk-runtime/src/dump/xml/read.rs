@@ -12,12 +12,12 @@ use super::meter::Meter;
 use super::scan::{self, Named, Root, Scan};
 use super::walk::Shared;
 use crate::dump::header::Pick;
-use crate::dump::source::line_column;
 use crate::dump::{hex_bytes, read_source, Built};
 use crate::error::{Error, Result};
 use crate::file::Schemas;
 use crate::limits::Limits;
 use crate::rules::LayoutRules;
+use crate::text::line_column;
 
 /// Whether `bytes` look like XML (a `<` first, after a byte-order mark and blanks).
 pub fn is_xml(bytes: &[u8]) -> bool {
