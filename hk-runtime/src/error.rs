@@ -358,7 +358,74 @@ pub enum ErrorKind {
     /// A typed conversion.
     Convert(ConvertError),
     /// The operating system refused a read or write.
-    Io(String),
+    Io(IoError),
+    /// A file's collision (bodies, shapes, MOPP code) that cannot be read or run.
+    Collision(CollisionError),
+}
+
+/// What the operating system said when it refused a read or write: its
+/// [`std::io::ErrorKind`], kept for callers to match on, and its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IoError {
+    /// The kind of failure (`NotFound`, `PermissionDenied`, ...).
+    pub kind: std::io::ErrorKind,
+    /// The operating system's message.
+    pub message: String,
+}
+
+impl fmt::Display for IoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What went wrong reading collision: a shape whose members do not make sense, or MOPP
+/// code that cannot be run. Converts into [`Error`] (of kind [`ErrorKind::Collision`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CollisionError {
+    /// A shape or body whose members do not make sense.
+    #[error("{object} ({member}): {message}")]
+    Shape {
+        /// The object, `#id Class`.
+        object: String,
+        /// `Class.member`.
+        member: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A MOPP code that cannot be run.
+    #[error("MOPP code at byte {address} (0x{address:X}): {message}")]
+    Mopp {
+        /// The address of the command in the code.
+        address: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[cfg_attr(not(feature = "codecs"), allow(dead_code))]
+impl CollisionError {
+    /// A shape error on `member` of `object`.
+    pub(crate) fn shape(
+        object: impl Into<String>,
+        member: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Box<CollisionError> {
+        Box::new(CollisionError::Shape {
+            object: object.into(),
+            member: member.into(),
+            message: message.into(),
+        })
+    }
+
+    /// A MOPP error at byte `address` of the code.
+    pub(crate) fn mopp(address: usize, message: impl Into<String>) -> Box<CollisionError> {
+        Box::new(CollisionError::Mopp {
+            address,
+            message: message.into(),
+        })
+    }
 }
 
 impl fmt::Display for ErrorKind {
@@ -368,8 +435,104 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Write(e) => e.fmt(f),
             ErrorKind::Schema(e) => e.fmt(f),
             ErrorKind::Convert(e) => e.fmt(f),
-            ErrorKind::Io(m) => f.write_str(m),
+            ErrorKind::Io(e) => e.fmt(f),
+            ErrorKind::Collision(e) => e.fmt(f),
         }
+    }
+}
+
+/// One step of the path from a file's outermost structure to where an error happened.
+/// [`Error`]'s `Display` joins steps with ` > `, except that an index and a dump's bare
+/// member attach to the step before them: `object #3 hkaSkeleton > hkaSkeleton.bones[2]`,
+/// `#3 hkaSkeleton.bones[2]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathSegment {
+    /// An object of a graph or file, `object #3 hkaSkeleton`.
+    Object {
+        /// The object's number.
+        id: u64,
+        /// Its class.
+        class: String,
+    },
+    /// A member: `hkaSkeleton.bones` with its class, `.bones` (attached to the step before)
+    /// as a dump spells it without one.
+    Member {
+        /// The class that declares the member, when named.
+        class: Option<String>,
+        /// The member.
+        name: String,
+    },
+    /// An element of an array or tuple, `[2]` (attached to the step before).
+    Index(u64),
+    /// Any other place, as text: a section (`TBOD`), a dump's object (`#3 hkaSkeleton`),
+    /// a schema folder, a class being defined.
+    Named(String),
+}
+
+impl PathSegment {
+    /// `class.name`.
+    pub fn member(class: impl Into<String>, name: impl Into<String>) -> Self {
+        PathSegment::Member {
+            class: Some(class.into()),
+            name: name.into(),
+        }
+    }
+
+    /// `.name`, a member a dump names without its class.
+    pub fn field(name: impl Into<String>) -> Self {
+        PathSegment::Member {
+            class: None,
+            name: name.into(),
+        }
+    }
+
+    /// `object #id class`.
+    pub fn object(id: impl TryInto<u64>, class: impl AsRef<str>) -> Self {
+        PathSegment::Object {
+            id: id.try_into().unwrap_or(u64::MAX),
+            class: class.as_ref().to_string(),
+        }
+    }
+
+    /// `[i]`.
+    pub fn index(i: impl TryInto<u64>) -> Self {
+        PathSegment::Index(i.try_into().unwrap_or(u64::MAX))
+    }
+
+    /// Whether the step continues the one before it (no ` > ` between them).
+    fn attaches(&self) -> bool {
+        matches!(
+            self,
+            PathSegment::Index(_) | PathSegment::Member { class: None, .. }
+        )
+    }
+}
+
+impl fmt::Display for PathSegment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathSegment::Object { id, class } => write!(f, "object #{id} {class}"),
+            PathSegment::Member {
+                class: Some(c),
+                name,
+            } => write!(f, "{c}.{name}"),
+            PathSegment::Member { class: None, name } => write!(f, ".{name}"),
+            PathSegment::Index(i) => write!(f, "[{i}]"),
+            PathSegment::Named(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<String> for PathSegment {
+    fn from(s: String) -> Self {
+        PathSegment::Named(s)
+    }
+}
+
+impl From<&str> for PathSegment {
+    fn from(s: &str) -> Self {
+        PathSegment::Named(s.to_string())
     }
 }
 
@@ -379,7 +542,7 @@ struct Inner {
     offset: Option<u64>,
     /// 1-based line and column in a text (a JSON or TOML dump).
     line: Option<(usize, usize)>,
-    path: Vec<String>,
+    path: Vec<PathSegment>,
     file: Option<PathBuf>,
 }
 
@@ -464,9 +627,10 @@ impl Error {
         self.0.line
     }
 
-    /// Class and member names from the outermost inward, e.g. `["object #3 hkaSkeleton",
-    /// "hkaSkeleton.bones"]`, or in a dump's syntax `["#3 hkaSkeleton", ".bones", "[999]"]`.
-    pub fn path(&self) -> &[String] {
+    /// Where the error happened, from the outermost step inward, e.g. the object
+    /// `object #3 hkaSkeleton` then the member `hkaSkeleton.bones`, or in a dump's syntax
+    /// `#3 hkaSkeleton`, `.bones`, `[999]`.
+    pub fn path(&self) -> &[PathSegment] {
         &self.0.path
     }
 
@@ -489,19 +653,23 @@ impl Error {
         self
     }
 
-    /// Prepends a path element (the caller's class or member) while unwinding. An element
-    /// that starts with `.` or `[` continues the one before it (`#3 hkaSkeleton`, `.bones`,
-    /// `[2]` show as `#3 hkaSkeleton.bones[2]`).
+    /// Prepends a path step (the caller's object, member or element) while unwinding.
     #[must_use]
-    pub fn in_(mut self, element: impl Into<String>) -> Self {
-        self.0.path.insert(0, element.into());
+    pub fn in_(mut self, step: impl Into<PathSegment>) -> Self {
+        self.0.path.insert(0, step.into());
         self
     }
 
     /// Prepends `class.member`.
     #[must_use]
     pub fn in_member(self, class: &str, member: &str) -> Self {
-        self.in_(format!("{class}.{member}"))
+        self.in_(PathSegment::member(class, member))
+    }
+
+    /// Prepends element `[i]`.
+    #[must_use]
+    pub fn in_index(self, i: impl TryInto<u64>) -> Self {
+        self.in_(PathSegment::index(i))
     }
 
     /// Sets the file if none is set yet.
@@ -525,6 +693,15 @@ impl Error {
     pub fn is_schema(&self) -> bool {
         matches!(self.0.kind, ErrorKind::Schema(_))
     }
+
+    /// The operating system's kind of failure, when the operating system refused a read
+    /// or write.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        match &self.0.kind {
+            ErrorKind::Io(e) => Some(e.kind),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -542,10 +719,10 @@ impl fmt::Display for Error {
             // `a > b[2] > c`: element indices (and a dump's `.member`) attach to what is
             // before them.
             for (i, p) in self.0.path.iter().enumerate() {
-                if i > 0 && !p.starts_with('[') && !p.starts_with('.') {
+                if i > 0 && !p.attaches() {
                     f.write_str(" > ")?;
                 }
-                f.write_str(p)?;
+                p.fmt(f)?;
             }
             f.write_str(": ")?;
         }
@@ -553,21 +730,28 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.0.kind {
-            ErrorKind::Read(e) => Some(e),
-            ErrorKind::Write(e) => Some(e),
-            ErrorKind::Schema(e) => Some(e),
-            ErrorKind::Convert(e) => Some(e),
-            ErrorKind::Io(_) => None,
-        }
-    }
-}
+/// No `source()`: [`Error`]'s `Display` already shows its kind, which is the whole of what
+/// went wrong (the kinds carry no further cause), so a chain printer shows each part once.
+impl std::error::Error for Error {}
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Error::new(ErrorKind::Io(e.to_string()))
+        Error::new(ErrorKind::Io(IoError {
+            kind: e.kind(),
+            message: e.to_string(),
+        }))
+    }
+}
+
+impl From<CollisionError> for Error {
+    fn from(e: CollisionError) -> Self {
+        Error::new(ErrorKind::Collision(e))
+    }
+}
+
+impl From<Box<CollisionError>> for Error {
+    fn from(e: Box<CollisionError>) -> Self {
+        Error::from(*e)
     }
 }
 
@@ -592,5 +776,54 @@ impl From<SchemaError> for Error {
 impl From<ConvertError> for Error {
     fn from(e: ConvertError) -> Self {
         Error::convert(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error and its `source()` chain, anyhow's `{:#}` way: `a: b: c`.
+    fn chain(e: &dyn std::error::Error) -> String {
+        let mut out = e.to_string();
+        let mut next = e.source();
+        while let Some(s) = next {
+            out.push_str(": ");
+            out.push_str(&s.to_string());
+            next = s.source();
+        }
+        out
+    }
+
+    #[test]
+    fn a_chain_prints_each_part_once() {
+        let e = Error::invalid(0x40, "bad magic")
+            .in_index(2)
+            .in_member("hkaSkeleton", "bones")
+            .in_(PathSegment::object(3u32, "hkaSkeleton"));
+        let text = "at 0x40: object #3 hkaSkeleton > hkaSkeleton.bones[2]: bad magic";
+        assert_eq!(e.to_string(), text);
+        assert_eq!(chain(&e), text);
+        let io = Error::from(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no such file",
+        ))
+        .in_file("a.hkx");
+        assert_eq!(chain(&io), "a.hkx: no such file");
+        assert_eq!(io.io_kind(), Some(std::io::ErrorKind::NotFound));
+        let c = Error::from(CollisionError::mopp(7, "jump past the end")).in_file("b.hkx");
+        assert_eq!(
+            chain(&c),
+            "b.hkx: MOPP code at byte 7 (0x7): jump past the end"
+        );
+    }
+
+    #[test]
+    fn dump_paths_attach_members_and_indices() {
+        let e = Error::read(ReadError::Invalid("no".into()))
+            .in_index(999)
+            .in_(PathSegment::field("bones"))
+            .in_("#3 hkaSkeleton");
+        assert_eq!(e.to_string(), "#3 hkaSkeleton.bones[999]: no");
     }
 }

@@ -10,6 +10,7 @@ use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, V
 use serde_json::Value as Json;
 
 use super::spot::{Key, Spot};
+use crate::error::PathSegment;
 use crate::error::{Error, ReadError};
 use crate::text::line_column;
 
@@ -190,7 +191,7 @@ impl Failure {
 
     /// Prepends a path element to the kept error (while unwinding through a member or an
     /// element).
-    pub(crate) fn context(&self, element: impl FnOnce() -> String) {
+    pub(crate) fn context<S: Into<PathSegment>>(&self, element: impl FnOnce() -> S) {
         let mut slot = self.0.borrow_mut();
         if let Some(e) = slot.take() {
             *slot = Some(e.in_(element()));

@@ -14,6 +14,7 @@ use super::info::PackfileInfo;
 use super::reader::{Elements, Reader, Target};
 use super::{Loc, Packfile};
 use crate::bytes::{read_column, read_strided, Scalar};
+use crate::error::PathSegment;
 use crate::error::{Error, ReadError, Result};
 use crate::graph::{
     value_at_mut, Array, Column, Floats, Graph, Object, ObjectId, Ptr, Seg, StructColumns, Value,
@@ -57,23 +58,23 @@ pub fn read(pf: &Packfile<'_>, schema: &Arc<Schema>, opts: ReadOptions) -> Resul
                 let c = schema
                     .require(name)
                     .and_then(|c| Ok((c, schema.values_of(c)?)))
-                    .map_err(|e| e.at(pf.abs(loc)).in_(format!("object #{i} {name}")))?;
+                    .map_err(|e| e.at(pf.abs(loc)).in_(PathSegment::object(i, name)))?;
                 class_ids[name_index as usize] = Some(c);
                 c
             }
         };
         r.begin_object(id);
         r.charge_object(values, VALUE, loc)
-            .map_err(|e| e.in_(format!("object #{i} {name}")))?;
+            .map_err(|e| e.in_(PathSegment::object(i, name)))?;
         if loc.offset % 16 != 0 {
             r.violation(
                 pf.abs(loc),
                 "object is not 16-byte aligned (docs/packfile-format.md §4: objects are)",
             )
-            .map_err(|e| e.in_(format!("object #{i} {name}")))?;
+            .map_err(|e| e.in_(PathSegment::object(i, name)))?;
         }
         let values = object(&plans, &mut r, cid, loc)
-            .map_err(|e| e.at(pf.abs(loc)).in_(format!("object #{i} {name}")))?;
+            .map_err(|e| e.at(pf.abs(loc)).in_(PathSegment::object(i, name)))?;
         objects.push(Object { class: cid, values });
         object_sections.push(loc.section);
     }

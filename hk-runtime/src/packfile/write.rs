@@ -288,7 +288,7 @@ fn range(v: impl std::fmt::Display, member: &str, range: &str) -> Error {
 }
 
 fn element_error(i: usize, e: Error) -> Error {
-    e.in_(format!("[{i}]"))
+    e.in_index(i)
 }
 
 impl<'g> GraphModel<'g> {

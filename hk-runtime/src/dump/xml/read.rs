@@ -13,6 +13,7 @@ use super::scan::{self, Named, Root, Scan};
 use super::walk::Shared;
 use crate::dump::header::Pick;
 use crate::dump::{hex_bytes, read_source, Built};
+use crate::error::PathSegment;
 use crate::error::{Error, Result};
 use crate::file::Schemas;
 use crate::limits::Limits;
@@ -211,7 +212,10 @@ fn relabel(e: Error, left: Option<(u32, String)>) -> Error {
     };
     let path = e.path();
     let dump_label = format!("#{k} ");
-    if !path.first().is_some_and(|p| p.starts_with(&dump_label)) {
+    if !path
+        .first()
+        .is_some_and(|p| matches!(p, PathSegment::Named(s) if s.starts_with(&dump_label)))
+    {
         return e;
     }
     let mut out = Error::new(e.kind().clone());

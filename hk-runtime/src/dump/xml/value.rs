@@ -21,6 +21,7 @@ use super::leaf::{floats, only_any, DeErr, Lit, Names, Tok, Tokens};
 use super::meter::{element, MEMBER};
 use super::scan::stray_text;
 use super::walk::{Shared, Walk};
+use crate::error::PathSegment;
 use crate::error::{Error, Limit, ReadError};
 use crate::schema::{ClassId, FlatMember, Shape};
 
@@ -232,7 +233,7 @@ impl<'de, 'a> MapAccess<'de> for StructMap<'_, '_, 'a> {
             Current::None => return Err(serde::de::Error::custom("a value without its member")),
         };
         r.inspect_err(|_| {
-            sh.context(|| format!(".{name}"));
+            sh.context(|| PathSegment::field(name));
         })
     }
 }
@@ -596,7 +597,7 @@ impl<'de> SeqAccess<'de> for Elements<'_, '_, '_, '_> {
             }
             Ok(None) => Ok(None),
             Err(e) => {
-                self.w.sh.context(|| format!("[{i}]"));
+                self.w.sh.context(|| PathSegment::index(i));
                 Err(e)
             }
         }

@@ -192,7 +192,7 @@ pub trait Member: Sized + 'static {
 
 #[cold]
 fn element(i: usize, e: Error) -> Error {
-    e.in_(format!("[{i}]"))
+    e.in_index(i)
 }
 
 /// A member as generated code hands it to the runtime: [`Member`] made object-safe, so a
@@ -395,7 +395,7 @@ macro_rules! scalar_member {
                     Array::Values(items) => items
                         .iter()
                         .enumerate()
-                        .map(|(i, v)| Self::from_value(v).map_err(|e| e.in_(format!("[{i}]"))))
+                        .map(|(i, v)| Self::from_value(v).map_err(|e| e.in_index(i)))
                         .collect(),
                     other => Err(kind($name, &Value::Array(other.column().with_capacity(0)))),
                 }
@@ -486,7 +486,7 @@ pub(crate) fn write_elements<'m, T: Member>(
     for (i, x) in items.iter().enumerate() {
         w.enter(Seg::Index(i as u32));
         x.encode(w, i as u32 * stride, ri)
-            .map_err(|e| e.in_(format!("[{i}]")))?;
+            .map_err(|e| e.in_index(i))?;
         w.leave();
     }
     Ok(())
