@@ -6,6 +6,13 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+mod path;
+mod selection;
+
+pub use path::PathSegment;
+use selection::unverified;
+pub use selection::{Check, Tried};
+
 /// What went wrong while reading a file or a dump.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -54,6 +61,36 @@ pub enum ReadError {
         format: &'static str,
         /// What the parser said.
         message: String,
+    },
+    /// A structure without a part it must hold (`TAG0 has no DATA`).
+    #[error("{within} has no {part}")]
+    Missing {
+        /// The structure (`TAG0`, `TYPE`).
+        within: String,
+        /// The part it lacks.
+        part: String,
+    },
+    /// A string whose NUL terminator is not before the end of what holds it.
+    #[error("{what} runs to the end of {within} without a NUL")]
+    Unterminated {
+        /// `string`, `class name`.
+        what: &'static str,
+        /// `the data`, `its section`.
+        within: &'static str,
+    },
+    /// A packfile fixup whose destination lies outside its section.
+    #[error("fixup destination 0x{destination:X} is outside section `{section}`")]
+    FixupOutside {
+        /// The destination, relative to the section's data.
+        destination: u32,
+        /// The section's tag.
+        section: String,
+    },
+    /// A record of a packfile table that runs past the table's end.
+    #[error("{record} runs past its table")]
+    PastTable {
+        /// The record (`local fixup record`, `export/import name`).
+        record: String,
     },
     /// The input breaks a format rule.
     #[error("{0}")]
@@ -154,6 +191,22 @@ pub enum WriteError {
         /// What the schema lacks.
         why: String,
     },
+    /// A member path that names something other than an array where one is needed.
+    #[error("`{0}` is not an array")]
+    NotArray(String),
+    /// A string with a NUL byte, which would end it early in the file.
+    #[error("a string holds a NUL byte, which would end it early")]
+    Nul,
+    /// An XML element where another belongs.
+    #[error("<{found}> in {within} (expected <{expected}>)")]
+    Element {
+        /// The element found (shortened for the message).
+        found: String,
+        /// Where it was found (`an object`, `a section`).
+        within: String,
+        /// The element that belongs there.
+        expected: &'static str,
+    },
     /// Another problem with the graph or dump being written.
     #[error("{0}")]
     Invalid(String),
@@ -185,6 +238,19 @@ pub enum SchemaError {
         /// The member asked for.
         member: String,
     },
+    /// A class number past the schema's classes.
+    #[error("class id {0} is not in the schema")]
+    ClassId(u32),
+    /// A chain of parents that comes back to a class.
+    #[error("parent cycle through `{0}`")]
+    ParentCycle(String),
+    /// A table of member offsets (a read plan, a typed class's layout table) that names
+    /// bytes past its class's size.
+    #[error("a {table} names bytes past its class's size")]
+    PastSize {
+        /// `plan`, `layout table`.
+        table: &'static str,
+    },
     /// No schema folder matches a file.
     #[error("{0}")]
     NoMatch(String),
@@ -206,114 +272,6 @@ pub enum SchemaError {
         /// Every folder tried, nearest first, and how it fared.
         tried: Vec<Tried>,
     },
-}
-
-/// A schema folder tried for a file whose version has no folder, and how it fared.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tried {
-    /// The folder's name.
-    pub folder: String,
-    /// What was checked, and the outcome.
-    pub check: Check,
-}
-
-/// The check a folder must pass to stand in for a file's own version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Check {
-    /// A packfile: how many of the class signatures it stores recompute from the folder.
-    Signatures {
-        /// Stored signatures the folder recomputes (or pins).
-        matched: usize,
-        /// Stored signatures.
-        stored: usize,
-    },
-    /// A tagfile: whether the folder's `[tagfile]` writer rules write the file back byte
-    /// for byte; else the first offset that differs (`None` when it does not write at all).
-    WritesBack {
-        /// Whether the output equals the input.
-        identical: bool,
-        /// The first differing offset, when the output differs.
-        differs_at: Option<u64>,
-    },
-    /// An old binary tagfile read with a schema the caller names: how many of the classes
-    /// the file defines the schema holds with the same members, in the same order.
-    Classes {
-        /// Classes the schema holds alike.
-        matched: usize,
-        /// Classes the file defines.
-        defined: usize,
-    },
-}
-
-impl Check {
-    /// Whether the folder may stand in for the file's version.
-    pub fn passes(self) -> bool {
-        match self {
-            Check::Signatures { matched, stored } => stored > 0 && matched == stored,
-            Check::WritesBack { identical, .. } => identical,
-            Check::Classes { matched, defined } => matched == defined,
-        }
-    }
-
-    /// How close it came: more is better (signatures matched; 1 for a tagfile written back).
-    pub fn score(self) -> usize {
-        match self {
-            Check::Signatures { matched, .. } => matched,
-            Check::WritesBack { identical, .. } => usize::from(identical),
-            Check::Classes { matched, .. } => matched,
-        }
-    }
-}
-
-impl fmt::Display for Check {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Check::Signatures { matched, stored } => write!(f, "{matched}/{stored}"),
-            Check::WritesBack {
-                identical: true, ..
-            } => f.write_str("writes the file back"),
-            Check::WritesBack {
-                differs_at: Some(o),
-                ..
-            } => write!(f, "written back, differs at 0x{o:X}"),
-            Check::WritesBack { .. } => f.write_str("does not write the file back"),
-            Check::Classes { matched, defined } => {
-                write!(f, "{matched} of {defined} defined classes alike")
-            }
-        }
-    }
-}
-
-impl fmt::Display for Tried {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.folder, self.check)
-    }
-}
-
-/// The text of [`SchemaError::Unverified`].
-fn unverified(tagfile: bool, version: &str, tried: &[Tried]) -> String {
-    let list: Vec<String> = tried.iter().map(Tried::to_string).collect();
-    let list = if list.is_empty() {
-        "there is none".to_string()
-    } else {
-        list.join(", ")
-    };
-    if tagfile {
-        format!(
-            "no schema folder is of {version}, and no other folder's [tagfile] rules write the \
-             file back byte for byte ({list}); name the folder whose writer rules to use with \
-             `--schema NAME` (or `--schema DIR`), or read with `--lenient` to take the nearest \
-             folder's rules with a warning"
-        )
-    } else {
-        format!(
-            "no schema folder is of {version}, and no other folder recomputes every class \
-             signature the file stores ({list}); read it with `--schema DIR` (a folder for this \
-             version: schemas/README.md, \"Adding a version when files carry only signatures\") \
-             or `--schema NAME`, or with `--lenient` to take the closest folder with a warning"
-        )
-    }
 }
 
 /// What went wrong converting between typed Rust classes and the object graph.
@@ -441,101 +399,6 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// One step of the path from a file's outermost structure to where an error happened.
-/// [`Error`]'s `Display` joins steps with ` > `, except that an index and a dump's bare
-/// member attach to the step before them: `object #3 hkaSkeleton > hkaSkeleton.bones[2]`,
-/// `#3 hkaSkeleton.bones[2]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PathSegment {
-    /// An object of a graph or file, `object #3 hkaSkeleton`.
-    Object {
-        /// The object's number.
-        id: u64,
-        /// Its class.
-        class: String,
-    },
-    /// A member: `hkaSkeleton.bones` with its class, `.bones` (attached to the step before)
-    /// as a dump spells it without one.
-    Member {
-        /// The class that declares the member, when named.
-        class: Option<String>,
-        /// The member.
-        name: String,
-    },
-    /// An element of an array or tuple, `[2]` (attached to the step before).
-    Index(u64),
-    /// Any other place, as text: a section (`TBOD`), a dump's object (`#3 hkaSkeleton`),
-    /// a schema folder, a class being defined.
-    Named(String),
-}
-
-impl PathSegment {
-    /// `class.name`.
-    pub fn member(class: impl Into<String>, name: impl Into<String>) -> Self {
-        PathSegment::Member {
-            class: Some(class.into()),
-            name: name.into(),
-        }
-    }
-
-    /// `.name`, a member a dump names without its class.
-    pub fn field(name: impl Into<String>) -> Self {
-        PathSegment::Member {
-            class: None,
-            name: name.into(),
-        }
-    }
-
-    /// `object #id class`.
-    pub fn object(id: impl TryInto<u64>, class: impl AsRef<str>) -> Self {
-        PathSegment::Object {
-            id: id.try_into().unwrap_or(u64::MAX),
-            class: class.as_ref().to_string(),
-        }
-    }
-
-    /// `[i]`.
-    pub fn index(i: impl TryInto<u64>) -> Self {
-        PathSegment::Index(i.try_into().unwrap_or(u64::MAX))
-    }
-
-    /// Whether the step continues the one before it (no ` > ` between them).
-    fn attaches(&self) -> bool {
-        matches!(
-            self,
-            PathSegment::Index(_) | PathSegment::Member { class: None, .. }
-        )
-    }
-}
-
-impl fmt::Display for PathSegment {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PathSegment::Object { id, class } => write!(f, "object #{id} {class}"),
-            PathSegment::Member {
-                class: Some(c),
-                name,
-            } => write!(f, "{c}.{name}"),
-            PathSegment::Member { class: None, name } => write!(f, ".{name}"),
-            PathSegment::Index(i) => write!(f, "[{i}]"),
-            PathSegment::Named(s) => f.write_str(s),
-        }
-    }
-}
-
-impl From<String> for PathSegment {
-    fn from(s: String) -> Self {
-        PathSegment::Named(s)
-    }
-}
-
-impl From<&str> for PathSegment {
-    fn from(s: &str) -> Self {
-        PathSegment::Named(s.to_string())
-    }
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Inner {
     kind: ErrorKind,
@@ -604,6 +467,20 @@ impl Error {
     /// A count of `count` elements of `size` bytes at `offset` where `left` bytes remain.
     pub fn count(offset: u64, count: u64, size: u64, left: u64) -> Self {
         Self::read(ReadError::Count { count, size, left }).at(offset)
+    }
+
+    /// A structure at `offset` without a part it must hold.
+    pub fn missing(offset: u64, within: impl Into<String>, part: impl Into<String>) -> Self {
+        Self::read(ReadError::Missing {
+            within: within.into(),
+            part: part.into(),
+        })
+        .at(offset)
+    }
+
+    /// A string at `offset` that runs to the end of `within` without a NUL.
+    pub fn unterminated(offset: u64, what: &'static str, within: &'static str) -> Self {
+        Self::read(ReadError::Unterminated { what, within }).at(offset)
     }
 
     /// A write error of kind [`WriteError::Invalid`].

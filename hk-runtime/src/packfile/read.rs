@@ -15,7 +15,7 @@ use super::reader::{Elements, Reader, Target};
 use super::{Loc, Packfile};
 use crate::bytes::{read_column, read_strided, Scalar};
 use crate::error::PathSegment;
-use crate::error::{Error, ReadError, Result};
+use crate::error::{Error, ReadError, Result, SchemaError};
 use crate::graph::{
     value_at_mut, Array, Column, Floats, Graph, Object, ObjectId, Ptr, Seg, StructColumns, Value,
 };
@@ -218,7 +218,7 @@ fn value(
     }
     let field = |n: usize| {
         body.get(off as usize..off as usize + n)
-            .ok_or_else(|| Error::schema("a plan names bytes past its class's size"))
+            .ok_or_else(|| Error::from(SchemaError::PastSize { table: "plan" }))
     };
     Ok(match op {
         Op::Void
@@ -227,7 +227,7 @@ fn value(
         | Op::ULong(_)
         | Op::Real
         | Op::Half
-        | Op::Floats(_) => return Err(Error::schema("a plan names bytes past its class's size")),
+        | Op::Floats(_) => return Err(Error::from(SchemaError::PastSize { table: "plan" })),
         Op::Pointer => {
             let word = slot_word(field(r.ptr() as usize)?, e);
             Value::Pointer(pointer(r, at, word, false)?)

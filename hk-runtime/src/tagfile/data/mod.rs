@@ -591,7 +591,7 @@ pub fn decode_with(
     let sec = tf
         .root
         .child(b"DATA")
-        .ok_or_else(|| Error::invalid(tf.offset, "TAG0 has no DATA"))?;
+        .ok_or_else(|| Error::missing(tf.offset, "TAG0", "DATA"))?;
     let (o, n) = sec.payload();
     let bytes = &data[o as usize..(o + n) as usize];
     let char_type = (1..tf.types.types.len() as u64)

@@ -10,7 +10,7 @@ pub use wrapped::{Bool, Enum, Flags, Half, HkEnum, Storage, ULong};
 
 use super::engine::{Decoder, Out};
 use crate::bytes::{read_column, write_column, Scalar};
-use crate::error::{ConvertError, Error, Result};
+use crate::error::{ConvertError, Error, Result, SchemaError};
 use crate::graph::{Array, Floats, Ptr, Seg, Value};
 use crate::packfile::Loc;
 use crate::schema::ArrayKind;
@@ -294,8 +294,11 @@ pub(crate) fn range(value: impl ToString, target: &'static str) -> Error {
 /// `n` bytes at `off` of `body`.
 #[inline]
 pub(crate) fn field(body: &[u8], off: u32, n: usize) -> Result<&[u8]> {
-    body.get(off as usize..off as usize + n)
-        .ok_or_else(|| Error::schema("a layout table names bytes past its class's size"))
+    body.get(off as usize..off as usize + n).ok_or_else(|| {
+        Error::from(SchemaError::PastSize {
+            table: "layout table",
+        })
+    })
 }
 
 /// Pointer size under rules index `ri`.

@@ -162,9 +162,7 @@ impl Member for HkString {
     fn encode<'m>(&'m self, w: &mut Out<'_, 'm>, off: u32, _ri: usize) -> Result<()> {
         if let Some(b) = self.as_bytes() {
             if b.contains(&0) {
-                return Err(Error::write(WriteError::Invalid(
-                    "a string holds a NUL byte, which would end it early".into(),
-                )));
+                return Err(Error::write(WriteError::Nul));
             }
             w.string(off, b);
         }
