@@ -276,9 +276,10 @@ mod tests {
         let r = e.runtime().expect("typed");
         assert_eq!(r.offset(), Some(0x40));
         assert_eq!(
-            r.path(),
+            r.steps(),
             [hk_runtime::error::PathSegment::from("object #1 X")]
         );
+        assert_eq!(r.path(), ["object #1 X".to_string()]);
         assert_eq!(e.to_string(), "at 0x40: object #1 X: bad");
     }
 

@@ -507,8 +507,14 @@ impl Error {
     /// Where the error happened, from the outermost step inward, e.g. the object
     /// `object #3 hkaSkeleton` then the member `hkaSkeleton.bones`, or in a dump's syntax
     /// `#3 hkaSkeleton`, `.bones`, `[999]`.
-    pub fn path(&self) -> &[PathSegment] {
+    pub fn steps(&self) -> &[PathSegment] {
         &self.0.path
+    }
+
+    /// The [`steps`](Self::steps) as text, e.g. `["object #3 hkaSkeleton",
+    /// "hkaSkeleton.bones", "[2]"]`.
+    pub fn path(&self) -> Vec<String> {
+        self.0.path.iter().map(PathSegment::to_string).collect()
     }
 
     /// The file, when known.

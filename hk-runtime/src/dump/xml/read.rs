@@ -210,7 +210,7 @@ fn relabel(e: Error, left: Option<(u32, String)>) -> Error {
     let Some((k, label)) = left else {
         return e;
     };
-    let path = e.path();
+    let path = e.steps();
     let dump_label = format!("#{k} ");
     if !path
         .first()
