@@ -3,9 +3,9 @@
 use std::fmt;
 
 /// One step of the path from a file's outermost structure to where an error happened.
-/// [`Error`]'s `Display` joins steps with ` > `, except that an index and a dump's bare
-/// member attach to the step before them: `object #3 hkaSkeleton > hkaSkeleton.bones[2]`,
-/// `#3 hkaSkeleton.bones[2]`.
+/// [`Error`](super::Error)'s `Display` joins steps with ` > `, except that an index and a
+/// dump's bare member attach to the step before them:
+/// `object #3 hkaSkeleton > hkaSkeleton.bones[2]`, `#3 hkaSkeleton.bones[2]`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PathSegment {
