@@ -6,7 +6,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use hk_runtime::schema::{Diagnostics, LineIndex};
+use hk_runtime::schema::Diagnostics;
 
 /// Result with [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -22,9 +22,9 @@ pub struct LineCol {
 
 impl LineCol {
     /// The line and column of byte `offset` of `text` (columns count characters), through
-    /// the runtime's [`LineIndex`]; for many offsets of one text, index it once.
+    /// the runtime's [`hk_runtime::text::line_column`].
     pub fn of(text: &str, offset: usize) -> LineCol {
-        let (line, column) = LineIndex::new(text).line_column(text, offset);
+        let (line, column) = hk_runtime::text::line_column(text, offset);
         LineCol { line, column }
     }
 }
@@ -44,18 +44,17 @@ pub enum Error {
     #[error(transparent)]
     Runtime(#[from] hk_runtime::Error),
     /// A file or folder the command could not read or write.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file or folder.
         path: PathBuf,
-        /// What the operating system said.
-        #[source]
-        source: std::io::Error,
+        /// What the operating system said (shown in the message, so not a `source()`).
+        error: std::io::Error,
     },
     /// Writing the command's output (stdout, stderr) failed; a closed pipe ends the
     /// command quietly.
     #[error("writing the output: {0}")]
-    Output(#[source] std::io::Error),
+    Output(std::io::Error),
     /// A JSON file that does not parse.
     #[error("{}:{at}: {message}", path.display())]
     Json {
@@ -132,15 +131,6 @@ pub enum Error {
         /// Why.
         reason: String,
     },
-    /// A file's collision (bodies, shapes, MOPP code) that cannot be read or run.
-    #[error("{}: {source}", path.display())]
-    Collision {
-        /// The file.
-        path: PathBuf,
-        /// What is wrong, with the object and member or the code address.
-        #[source]
-        source: Box<hk_runtime::collision::CollisionError>,
-    },
     /// Geometry that cannot be written or drawn (a non-finite vertex, nothing to draw, an
     /// output too large for its format).
     #[error("{}: {message}", path.display())]
@@ -151,22 +141,21 @@ pub enum Error {
         message: String,
     },
     /// A child process (cargo building a generated crate) could not be run.
-    #[error("cannot run {program}: {source}")]
+    #[error("cannot run {program}: {error}")]
     Process {
         /// The program.
         program: String,
-        /// What the operating system said.
-        #[source]
-        source: std::io::Error,
+        /// What the operating system said (shown in the message, so not a `source()`).
+        error: std::io::Error,
     },
 }
 
 impl Error {
     /// An I/O error on `path`.
-    pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Error {
+    pub fn io(path: impl AsRef<Path>, error: std::io::Error) -> Error {
         Error::Io {
             path: path.as_ref().to_path_buf(),
-            source,
+            error,
         }
     }
 
@@ -180,15 +169,13 @@ impl Error {
         }
     }
 
-    /// A collision error in file `path`.
+    /// A collision error in file `path`: a runtime error of kind
+    /// [`hk_runtime::ErrorKind::Collision`], naming the file.
     pub fn collision(
         path: impl AsRef<Path>,
-        source: Box<hk_runtime::collision::CollisionError>,
+        error: Box<hk_runtime::collision::CollisionError>,
     ) -> Error {
-        Error::Collision {
-            path: path.as_ref().to_path_buf(),
-            source,
-        }
+        Error::Runtime(hk_runtime::Error::from(error).in_file(path.as_ref()))
     }
 
     /// A geometry error about the collision of file `path`.
@@ -288,8 +275,24 @@ mod tests {
             .into();
         let r = e.runtime().expect("typed");
         assert_eq!(r.offset(), Some(0x40));
+        assert_eq!(
+            r.steps(),
+            [hk_runtime::error::PathSegment::from("object #1 X")]
+        );
         assert_eq!(r.path(), ["object #1 X".to_string()]);
         assert_eq!(e.to_string(), "at 0x40: object #1 X: bad");
+    }
+
+    #[test]
+    fn io_errors_print_the_os_message_once_in_a_chain() {
+        let e = Error::io("a.hkx", std::io::Error::other("disk full"));
+        let mut chain = e.to_string();
+        let mut next = std::error::Error::source(&e);
+        while let Some(s) = next {
+            chain = format!("{chain}: {s}");
+            next = s.source();
+        }
+        assert_eq!(chain, "a.hkx: disk full");
     }
 
     #[test]

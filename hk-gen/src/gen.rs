@@ -166,9 +166,9 @@ pub fn all(
                 .current_dir(&crate_dir)
                 .env("CARGO_TARGET_DIR", &target)
                 .output()
-                .map_err(|source| Error::Process {
+                .map_err(|error| Error::Process {
                     program: "cargo".into(),
-                    source,
+                    error,
                 })?;
         if !build.status.success() {
             outcomes.push(Outcome {
@@ -221,9 +221,9 @@ pub fn all(
         let run = std::process::Command::new(&bin)
             .args(&files)
             .output()
-            .map_err(|source| Error::Process {
+            .map_err(|error| Error::Process {
                 program: bin.display().to_string(),
-                source,
+                error,
             })?;
         let last = String::from_utf8_lossy(&run.stdout)
             .lines()

@@ -114,9 +114,10 @@ impl<'a> Bytes<'a> {
     /// When no NUL follows before the end.
     pub fn cbytes(&self, offset: u64) -> Result<&'a [u8]> {
         let rest = self.slice(offset, (self.data.len() as u64).saturating_sub(offset))?;
-        let end = rest.iter().position(|&b| b == 0).ok_or_else(|| {
-            Error::invalid(offset, "string runs to the end of the data without a NUL")
-        })?;
+        let end = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| Error::unterminated(offset, "string", "the data"))?;
         Ok(&rest[..end])
     }
 
@@ -126,9 +127,10 @@ impl<'a> Bytes<'a> {
     /// When no NUL follows before the end, or the bytes are not UTF-8.
     pub fn cstr(&self, offset: u64) -> Result<&'a str> {
         let rest = self.slice(offset, (self.data.len() as u64).saturating_sub(offset))?;
-        let end = rest.iter().position(|&b| b == 0).ok_or_else(|| {
-            Error::invalid(offset, "string runs to the end of the data without a NUL")
-        })?;
+        let end = rest
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or_else(|| Error::unterminated(offset, "string", "the data"))?;
         std::str::from_utf8(&rest[..end]).map_err(|_| Error::invalid(offset, "string is not UTF-8"))
     }
 }

@@ -6,6 +6,13 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+mod path;
+mod selection;
+
+pub use path::PathSegment;
+use selection::unverified;
+pub use selection::{Check, Tried};
+
 /// What went wrong while reading a file or a dump.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -54,6 +61,36 @@ pub enum ReadError {
         format: &'static str,
         /// What the parser said.
         message: String,
+    },
+    /// A structure without a part it must hold (`TAG0 has no DATA`).
+    #[error("{within} has no {part}")]
+    Missing {
+        /// The structure (`TAG0`, `TYPE`).
+        within: String,
+        /// The part it lacks.
+        part: String,
+    },
+    /// A string whose NUL terminator is not before the end of what holds it.
+    #[error("{what} runs to the end of {within} without a NUL")]
+    Unterminated {
+        /// `string`, `class name`.
+        what: &'static str,
+        /// `the data`, `its section`.
+        within: &'static str,
+    },
+    /// A packfile fixup whose destination lies outside its section.
+    #[error("fixup destination 0x{destination:X} is outside section `{section}`")]
+    FixupOutside {
+        /// The destination, relative to the section's data.
+        destination: u32,
+        /// The section's tag.
+        section: String,
+    },
+    /// A record of a packfile table that runs past the table's end.
+    #[error("{record} runs past its table")]
+    PastTable {
+        /// The record (`local fixup record`, `export/import name`).
+        record: String,
     },
     /// The input breaks a format rule.
     #[error("{0}")]
@@ -154,6 +191,22 @@ pub enum WriteError {
         /// What the schema lacks.
         why: String,
     },
+    /// A member path that names something other than an array where one is needed.
+    #[error("`{0}` is not an array")]
+    NotArray(String),
+    /// A string with a NUL byte, which would end it early in the file.
+    #[error("a string holds a NUL byte, which would end it early")]
+    Nul,
+    /// An XML element where another belongs.
+    #[error("<{found}> in {within} (expected <{expected}>)")]
+    Element {
+        /// The element found (shortened for the message).
+        found: String,
+        /// Where it was found (`an object`, `a section`).
+        within: String,
+        /// The element that belongs there.
+        expected: &'static str,
+    },
     /// Another problem with the graph or dump being written.
     #[error("{0}")]
     Invalid(String),
@@ -185,6 +238,19 @@ pub enum SchemaError {
         /// The member asked for.
         member: String,
     },
+    /// A class number past the schema's classes.
+    #[error("class id {0} is not in the schema")]
+    ClassId(u32),
+    /// A chain of parents that comes back to a class.
+    #[error("parent cycle through `{0}`")]
+    ParentCycle(String),
+    /// A table of member offsets (a read plan, a typed class's layout table) that names
+    /// bytes past its class's size.
+    #[error("a {table} names bytes past its class's size")]
+    PastSize {
+        /// `plan`, `layout table`.
+        table: &'static str,
+    },
     /// No schema folder matches a file.
     #[error("{0}")]
     NoMatch(String),
@@ -206,114 +272,6 @@ pub enum SchemaError {
         /// Every folder tried, nearest first, and how it fared.
         tried: Vec<Tried>,
     },
-}
-
-/// A schema folder tried for a file whose version has no folder, and how it fared.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tried {
-    /// The folder's name.
-    pub folder: String,
-    /// What was checked, and the outcome.
-    pub check: Check,
-}
-
-/// The check a folder must pass to stand in for a file's own version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Check {
-    /// A packfile: how many of the class signatures it stores recompute from the folder.
-    Signatures {
-        /// Stored signatures the folder recomputes (or pins).
-        matched: usize,
-        /// Stored signatures.
-        stored: usize,
-    },
-    /// A tagfile: whether the folder's `[tagfile]` writer rules write the file back byte
-    /// for byte; else the first offset that differs (`None` when it does not write at all).
-    WritesBack {
-        /// Whether the output equals the input.
-        identical: bool,
-        /// The first differing offset, when the output differs.
-        differs_at: Option<u64>,
-    },
-    /// An old binary tagfile read with a schema the caller names: how many of the classes
-    /// the file defines the schema holds with the same members, in the same order.
-    Classes {
-        /// Classes the schema holds alike.
-        matched: usize,
-        /// Classes the file defines.
-        defined: usize,
-    },
-}
-
-impl Check {
-    /// Whether the folder may stand in for the file's version.
-    pub fn passes(self) -> bool {
-        match self {
-            Check::Signatures { matched, stored } => stored > 0 && matched == stored,
-            Check::WritesBack { identical, .. } => identical,
-            Check::Classes { matched, defined } => matched == defined,
-        }
-    }
-
-    /// How close it came: more is better (signatures matched; 1 for a tagfile written back).
-    pub fn score(self) -> usize {
-        match self {
-            Check::Signatures { matched, .. } => matched,
-            Check::WritesBack { identical, .. } => usize::from(identical),
-            Check::Classes { matched, .. } => matched,
-        }
-    }
-}
-
-impl fmt::Display for Check {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Check::Signatures { matched, stored } => write!(f, "{matched}/{stored}"),
-            Check::WritesBack {
-                identical: true, ..
-            } => f.write_str("writes the file back"),
-            Check::WritesBack {
-                differs_at: Some(o),
-                ..
-            } => write!(f, "written back, differs at 0x{o:X}"),
-            Check::WritesBack { .. } => f.write_str("does not write the file back"),
-            Check::Classes { matched, defined } => {
-                write!(f, "{matched} of {defined} defined classes alike")
-            }
-        }
-    }
-}
-
-impl fmt::Display for Tried {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.folder, self.check)
-    }
-}
-
-/// The text of [`SchemaError::Unverified`].
-fn unverified(tagfile: bool, version: &str, tried: &[Tried]) -> String {
-    let list: Vec<String> = tried.iter().map(Tried::to_string).collect();
-    let list = if list.is_empty() {
-        "there is none".to_string()
-    } else {
-        list.join(", ")
-    };
-    if tagfile {
-        format!(
-            "no schema folder is of {version}, and no other folder's [tagfile] rules write the \
-             file back byte for byte ({list}); name the folder whose writer rules to use with \
-             `--schema NAME` (or `--schema DIR`), or read with `--lenient` to take the nearest \
-             folder's rules with a warning"
-        )
-    } else {
-        format!(
-            "no schema folder is of {version}, and no other folder recomputes every class \
-             signature the file stores ({list}); read it with `--schema DIR` (a folder for this \
-             version: schemas/README.md, \"Adding a version when files carry only signatures\") \
-             or `--schema NAME`, or with `--lenient` to take the closest folder with a warning"
-        )
-    }
 }
 
 /// What went wrong converting between typed Rust classes and the object graph.
@@ -358,7 +316,74 @@ pub enum ErrorKind {
     /// A typed conversion.
     Convert(ConvertError),
     /// The operating system refused a read or write.
-    Io(String),
+    Io(IoError),
+    /// A file's collision (bodies, shapes, MOPP code) that cannot be read or run.
+    Collision(CollisionError),
+}
+
+/// What the operating system said when it refused a read or write: its
+/// [`std::io::ErrorKind`], kept for callers to match on, and its message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IoError {
+    /// The kind of failure (`NotFound`, `PermissionDenied`, ...).
+    pub kind: std::io::ErrorKind,
+    /// The operating system's message.
+    pub message: String,
+}
+
+impl fmt::Display for IoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// What went wrong reading collision: a shape whose members do not make sense, or MOPP
+/// code that cannot be run. Converts into [`Error`] (of kind [`ErrorKind::Collision`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CollisionError {
+    /// A shape or body whose members do not make sense.
+    #[error("{object} ({member}): {message}")]
+    Shape {
+        /// The object, `#id Class`.
+        object: String,
+        /// `Class.member`.
+        member: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A MOPP code that cannot be run.
+    #[error("MOPP code at byte {address} (0x{address:X}): {message}")]
+    Mopp {
+        /// The address of the command in the code.
+        address: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[cfg_attr(not(feature = "codecs"), allow(dead_code))]
+impl CollisionError {
+    /// A shape error on `member` of `object`.
+    pub(crate) fn shape(
+        object: impl Into<String>,
+        member: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Box<CollisionError> {
+        Box::new(CollisionError::Shape {
+            object: object.into(),
+            member: member.into(),
+            message: message.into(),
+        })
+    }
+
+    /// A MOPP error at byte `address` of the code.
+    pub(crate) fn mopp(address: usize, message: impl Into<String>) -> Box<CollisionError> {
+        Box::new(CollisionError::Mopp {
+            address,
+            message: message.into(),
+        })
+    }
 }
 
 impl fmt::Display for ErrorKind {
@@ -368,7 +393,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Write(e) => e.fmt(f),
             ErrorKind::Schema(e) => e.fmt(f),
             ErrorKind::Convert(e) => e.fmt(f),
-            ErrorKind::Io(m) => f.write_str(m),
+            ErrorKind::Io(e) => e.fmt(f),
+            ErrorKind::Collision(e) => e.fmt(f),
         }
     }
 }
@@ -379,7 +405,7 @@ struct Inner {
     offset: Option<u64>,
     /// 1-based line and column in a text (a JSON or TOML dump).
     line: Option<(usize, usize)>,
-    path: Vec<String>,
+    path: Vec<PathSegment>,
     file: Option<PathBuf>,
 }
 
@@ -443,6 +469,20 @@ impl Error {
         Self::read(ReadError::Count { count, size, left }).at(offset)
     }
 
+    /// A structure at `offset` without a part it must hold.
+    pub fn missing(offset: u64, within: impl Into<String>, part: impl Into<String>) -> Self {
+        Self::read(ReadError::Missing {
+            within: within.into(),
+            part: part.into(),
+        })
+        .at(offset)
+    }
+
+    /// A string at `offset` that runs to the end of `within` without a NUL.
+    pub fn unterminated(offset: u64, what: &'static str, within: &'static str) -> Self {
+        Self::read(ReadError::Unterminated { what, within }).at(offset)
+    }
+
     /// A write error of kind [`WriteError::Invalid`].
     pub fn invalid_write(msg: impl Into<String>) -> Self {
         Self::write(WriteError::Invalid(msg.into()))
@@ -464,10 +504,17 @@ impl Error {
         self.0.line
     }
 
-    /// Class and member names from the outermost inward, e.g. `["object #3 hkaSkeleton",
-    /// "hkaSkeleton.bones"]`, or in a dump's syntax `["#3 hkaSkeleton", ".bones", "[999]"]`.
-    pub fn path(&self) -> &[String] {
+    /// Where the error happened, from the outermost step inward, e.g. the object
+    /// `object #3 hkaSkeleton` then the member `hkaSkeleton.bones`, or in a dump's syntax
+    /// `#3 hkaSkeleton`, `.bones`, `[999]`.
+    pub fn steps(&self) -> &[PathSegment] {
         &self.0.path
+    }
+
+    /// The [`steps`](Self::steps) as text, e.g. `["object #3 hkaSkeleton",
+    /// "hkaSkeleton.bones", "[2]"]`.
+    pub fn path(&self) -> Vec<String> {
+        self.0.path.iter().map(PathSegment::to_string).collect()
     }
 
     /// The file, when known.
@@ -489,19 +536,23 @@ impl Error {
         self
     }
 
-    /// Prepends a path element (the caller's class or member) while unwinding. An element
-    /// that starts with `.` or `[` continues the one before it (`#3 hkaSkeleton`, `.bones`,
-    /// `[2]` show as `#3 hkaSkeleton.bones[2]`).
+    /// Prepends a path step (the caller's object, member or element) while unwinding.
     #[must_use]
-    pub fn in_(mut self, element: impl Into<String>) -> Self {
-        self.0.path.insert(0, element.into());
+    pub fn in_(mut self, step: impl Into<PathSegment>) -> Self {
+        self.0.path.insert(0, step.into());
         self
     }
 
     /// Prepends `class.member`.
     #[must_use]
     pub fn in_member(self, class: &str, member: &str) -> Self {
-        self.in_(format!("{class}.{member}"))
+        self.in_(PathSegment::member(class, member))
+    }
+
+    /// Prepends element `[i]`.
+    #[must_use]
+    pub fn in_index(self, i: impl TryInto<u64>) -> Self {
+        self.in_(PathSegment::index(i))
     }
 
     /// Sets the file if none is set yet.
@@ -525,6 +576,15 @@ impl Error {
     pub fn is_schema(&self) -> bool {
         matches!(self.0.kind, ErrorKind::Schema(_))
     }
+
+    /// The operating system's kind of failure, when the operating system refused a read
+    /// or write.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        match &self.0.kind {
+            ErrorKind::Io(e) => Some(e.kind),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Error {
@@ -542,10 +602,10 @@ impl fmt::Display for Error {
             // `a > b[2] > c`: element indices (and a dump's `.member`) attach to what is
             // before them.
             for (i, p) in self.0.path.iter().enumerate() {
-                if i > 0 && !p.starts_with('[') && !p.starts_with('.') {
+                if i > 0 && !p.attaches() {
                     f.write_str(" > ")?;
                 }
-                f.write_str(p)?;
+                p.fmt(f)?;
             }
             f.write_str(": ")?;
         }
@@ -553,21 +613,28 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.0.kind {
-            ErrorKind::Read(e) => Some(e),
-            ErrorKind::Write(e) => Some(e),
-            ErrorKind::Schema(e) => Some(e),
-            ErrorKind::Convert(e) => Some(e),
-            ErrorKind::Io(_) => None,
-        }
-    }
-}
+/// No `source()`: [`Error`]'s `Display` already shows its kind, which is the whole of what
+/// went wrong (the kinds carry no further cause), so a chain printer shows each part once.
+impl std::error::Error for Error {}
 
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
-        Error::new(ErrorKind::Io(e.to_string()))
+        Error::new(ErrorKind::Io(IoError {
+            kind: e.kind(),
+            message: e.to_string(),
+        }))
+    }
+}
+
+impl From<CollisionError> for Error {
+    fn from(e: CollisionError) -> Self {
+        Error::new(ErrorKind::Collision(e))
+    }
+}
+
+impl From<Box<CollisionError>> for Error {
+    fn from(e: Box<CollisionError>) -> Self {
+        Error::from(*e)
     }
 }
 
@@ -592,5 +659,54 @@ impl From<SchemaError> for Error {
 impl From<ConvertError> for Error {
     fn from(e: ConvertError) -> Self {
         Error::convert(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error and its `source()` chain, anyhow's `{:#}` way: `a: b: c`.
+    fn chain(e: &dyn std::error::Error) -> String {
+        let mut out = e.to_string();
+        let mut next = e.source();
+        while let Some(s) = next {
+            out.push_str(": ");
+            out.push_str(&s.to_string());
+            next = s.source();
+        }
+        out
+    }
+
+    #[test]
+    fn a_chain_prints_each_part_once() {
+        let e = Error::invalid(0x40, "bad magic")
+            .in_index(2)
+            .in_member("hkaSkeleton", "bones")
+            .in_(PathSegment::object(3u32, "hkaSkeleton"));
+        let text = "at 0x40: object #3 hkaSkeleton > hkaSkeleton.bones[2]: bad magic";
+        assert_eq!(e.to_string(), text);
+        assert_eq!(chain(&e), text);
+        let io = Error::from(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "no such file",
+        ))
+        .in_file("a.hkx");
+        assert_eq!(chain(&io), "a.hkx: no such file");
+        assert_eq!(io.io_kind(), Some(std::io::ErrorKind::NotFound));
+        let c = Error::from(CollisionError::mopp(7, "jump past the end")).in_file("b.hkx");
+        assert_eq!(
+            chain(&c),
+            "b.hkx: MOPP code at byte 7 (0x7): jump past the end"
+        );
+    }
+
+    #[test]
+    fn dump_paths_attach_members_and_indices() {
+        let e = Error::read(ReadError::Invalid("no".into()))
+            .in_index(999)
+            .in_(PathSegment::field("bones"))
+            .in_("#3 hkaSkeleton");
+        assert_eq!(e.to_string(), "#3 hkaSkeleton.bones[999]: no");
     }
 }

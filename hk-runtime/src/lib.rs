@@ -3,8 +3,8 @@
 //!
 //! 1. **core**: [`bytes`] (bounds-checked reads in a run-time byte order), [`rules`]
 //!    ([`Endian`], [`LayoutRules`]), [`error`] (typed, boxed errors with offset and path),
-//!    [`limits`] (read options and the limits every reader works within) and [`types`]
-//!    (member types by name).
+//!    [`limits`] (read options and the limits every reader works within), [`text`] (line
+//!    and column of an offset in a text) and [`types`] (member types by name).
 //! 2. **schema**: [`schema`]: TOML class descriptions, the layout engine, signatures, value
 //!    shapes and per-rules plans; every per-generation rule is plain data.
 //! 3. **graph** (feature `codecs`): [`graph`]: objects as a class id and their values in
@@ -26,6 +26,7 @@ pub mod error;
 pub mod limits;
 pub mod rules;
 pub mod schema;
+pub mod text;
 pub mod types;
 
 #[cfg(feature = "codecs")]

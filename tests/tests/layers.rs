@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// Layer of a module path's first segment.
 fn layer(top: &str) -> Option<u8> {
     Some(match top {
-        "bytes" | "rules" | "error" | "limits" | "types" => 1,
+        "bytes" | "rules" | "error" | "limits" | "text" | "types" => 1,
         "schema" => 2,
         "graph" => 3,
         "packfile" | "tagfile" => 4,

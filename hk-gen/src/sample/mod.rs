@@ -13,6 +13,7 @@ mod nso;
 use std::path::Path;
 use std::sync::Arc;
 
+use hk_runtime::error::WriteError;
 use hk_runtime::graph::{default_value, Graph, ObjectId, Value};
 use hk_runtime::packfile::PackfileInfo;
 use hk_runtime::schema::Shape;
@@ -113,9 +114,7 @@ impl Build {
         let class = self.g.object(id).class;
         let (_, shape) = self.g.resolve(class, path)?;
         let Shape::Array(_, elem) = shape else {
-            return Err(
-                hk_runtime::Error::invalid_write(format!("`{path}` is not an array")).into(),
-            );
+            return Err(hk_runtime::Error::write(WriteError::NotArray(path.to_string())).into());
         };
         let zero = default_value(self.g.schema(), &elem)?;
         self.set(id, path, Value::list(vec![zero; n]))

@@ -33,50 +33,9 @@ use crate::graph::{Graph, ObjectId};
 
 pub use math::{Aabb, Affine, Vec3};
 
-/// What went wrong reading collision. Boxed in [`Result`].
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CollisionError {
-    /// A shape or body whose members do not make sense.
-    #[error("{object} ({member}): {message}")]
-    Shape {
-        /// The object, `#id Class`.
-        object: String,
-        /// `Class.member`.
-        member: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// A MOPP code that cannot be run.
-    #[error("MOPP code at byte {address} (0x{address:X}): {message}")]
-    Mopp {
-        /// The address of the command in the code.
-        address: usize,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-impl CollisionError {
-    pub(crate) fn shape(
-        object: impl Into<String>,
-        member: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Box<CollisionError> {
-        Box::new(CollisionError::Shape {
-            object: object.into(),
-            member: member.into(),
-            message: message.into(),
-        })
-    }
-
-    pub(crate) fn mopp(address: usize, message: impl Into<String>) -> Box<CollisionError> {
-        Box::new(CollisionError::Mopp {
-            address,
-            message: message.into(),
-        })
-    }
-}
+/// What went wrong reading collision, boxed in [`Result`]; one kind of the crate's
+/// [`crate::Error`], into which it converts.
+pub use crate::error::CollisionError;
 
 /// Result of the collision readers.
 pub type Result<T> = std::result::Result<T, Box<CollisionError>>;

@@ -17,6 +17,7 @@ use super::source::Failure;
 use super::spot::bad;
 use crate::dump::skim::{StrSeed, UIntSeed};
 use crate::dump::text::{bits_of, half_bits_of, hex_bytes, resolve};
+use crate::error::PathSegment;
 use crate::error::{Error, WriteError};
 use crate::graph::check::{check_int, normalize_into};
 use crate::graph::{Array, Column, Floats, ObjectId, Ptr, Seg, Value};
@@ -352,7 +353,7 @@ impl ValueSeed<'_, '_> {
                     shape: &ms[i].shape,
                 })
                 .inspect_err(|_| {
-                    r.failure.context(|| format!(".{name}"));
+                    r.failure.context(|| PathSegment::field(name));
                 })?;
             slots[i] = Some(v);
             hint = i + 1;
@@ -397,7 +398,7 @@ impl ValueSeed<'_, '_> {
                 }
                 Ok(None) => return Ok(i),
                 Err(e) => {
-                    self.r.failure.context(|| format!("[{i}]"));
+                    self.r.failure.context(|| PathSegment::index(i));
                     return Err(e);
                 }
             }
@@ -490,7 +491,7 @@ impl ValueSeed<'_, '_> {
                     shape: &Shape::Pointer,
                 })
                 .inspect_err(|_| {
-                    r.failure.context(|| format!(".{k}"));
+                    r.failure.context(|| PathSegment::field(&k));
                 })?;
             if slot.replace(v).is_some() {
                 return Err(self.raise(bad(format!("`{k}` appears twice"))));

@@ -182,7 +182,7 @@ fn read_text(text: &[u8], format: Format, pick: Pick<'_>) -> Result<Built> {
         Format::Json => read_source(&JsonText(text), pick),
         Format::Toml => {
             let text = std::str::from_utf8(text).map_err(|e| {
-                let (l, c) = source::line_column(
+                let (l, c) = crate::text::line_column(
                     &String::from_utf8_lossy(&text[..e.valid_up_to()]),
                     e.valid_up_to(),
                 );

@@ -12,6 +12,7 @@ use serde_json::Value as Json;
 use super::source::{Failure, JsonSeed};
 use super::spot::bad;
 use super::TOP_KEYS;
+use crate::error::PathSegment;
 use crate::error::{Error, WriteError};
 
 /// Keys of an object.
@@ -118,7 +119,8 @@ impl<'de> Visitor<'de> for ObjectsSeed<'_> {
                 Ok(Some(o)) => out.push(o),
                 Ok(None) => return Ok(out),
                 Err(e) => {
-                    self.failure.context(|| format!("objects[{k}]"));
+                    self.failure.context(|| PathSegment::index(k));
+                    self.failure.context(|| "objects");
                     return Err(e);
                 }
             }
@@ -348,6 +350,6 @@ impl<'de> Visitor<'de> for ObjectSeed<'_> {
 
 fn in_key<T, E>(failure: &Failure, r: Result<T, E>, key: &str) -> Result<T, E> {
     r.inspect_err(|_| {
-        failure.context(|| format!(".{key}"));
+        failure.context(|| PathSegment::field(key));
     })
 }

@@ -10,7 +10,9 @@ use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, SeqAccess, V
 use serde_json::Value as Json;
 
 use super::spot::{Key, Spot};
+use crate::error::PathSegment;
 use crate::error::{Error, ReadError};
+use crate::text::line_column;
 
 /// Where a run stopped, and what the parser said.
 #[derive(Debug)]
@@ -107,18 +109,6 @@ impl TomlText<'_> {
     }
 }
 
-/// The 1-based line and column of byte `offset` of `text` (columns count characters).
-pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let mut i = offset.min(text.len());
-    while !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    let before = &text[..i];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
-
 fn toml_stop(text: &str, e: &toml::de::Error) -> Stop {
     Stop {
         message: e.message().trim_end().to_string(),
@@ -201,7 +191,7 @@ impl Failure {
 
     /// Prepends a path element to the kept error (while unwinding through a member or an
     /// element).
-    pub(crate) fn context(&self, element: impl FnOnce() -> String) {
+    pub(crate) fn context<S: Into<PathSegment>>(&self, element: impl FnOnce() -> S) {
         let mut slot = self.0.borrow_mut();
         if let Some(e) = slot.take() {
             *slot = Some(e.in_(element()));

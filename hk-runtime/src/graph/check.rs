@@ -131,7 +131,7 @@ pub fn check(schema: &Schema, shape: &Shape, v: &Value, objects: usize) -> Resul
                 }));
             }
             for (i, x) in items.iter().enumerate() {
-                check(schema, elem, x, objects).map_err(|e| e.in_(format!("[{i}]")))?;
+                check(schema, elem, x, objects).map_err(|e| e.in_index(i))?;
             }
             Ok(())
         }
@@ -166,7 +166,7 @@ pub fn check_array(schema: &Schema, elem: &Shape, a: &Array, objects: usize) -> 
     match a {
         Array::Values(items) => {
             for (i, x) in items.iter().enumerate() {
-                check(schema, elem, x, objects).map_err(|e| e.in_(format!("[{i}]")))?;
+                check(schema, elem, x, objects).map_err(|e| e.in_index(i))?;
             }
             Ok(())
         }
@@ -176,7 +176,7 @@ pub fn check_array(schema: &Schema, elem: &Shape, a: &Array, objects: usize) -> 
             }
             for i in 0..a.len() {
                 let x = a.get(i).unwrap_or(Value::None);
-                check(schema, elem, &x, objects).map_err(|e| e.in_(format!("[{i}]")))?;
+                check(schema, elem, &x, objects).map_err(|e| e.in_index(i))?;
             }
             Ok(())
         }
@@ -208,8 +208,7 @@ fn int_column(schema: &Schema, a: &Array, elem: &Shape) -> Option<Result<()>> {
         None => Ok(()),
         Some(i) => {
             let x = a.get(i).unwrap_or(Value::None);
-            check_int(&x, bytes, signed, &|| elem.describe(schema))
-                .map_err(|e| e.in_(format!("[{i}]")))
+            check_int(&x, bytes, signed, &|| elem.describe(schema)).map_err(|e| e.in_index(i))
         }
     })
 }

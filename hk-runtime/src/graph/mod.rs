@@ -18,6 +18,7 @@ use std::sync::Arc;
 pub use path::{parse_path, PathStep};
 pub use value::{Array, Column, Floats, ObjectId, Ptr, Seg, StructColumns, Value, VariantPtrs};
 
+use crate::error::PathSegment;
 use crate::error::{Error, Result, SchemaError, WriteError};
 use crate::schema::{ClassId, FlatMember, Schema, Shape};
 
@@ -235,7 +236,7 @@ impl Graph {
         let (segs, _) = self.resolve(o.class, path)?;
         value_at(&o.values, &segs).ok_or_else(|| {
             Error::invalid_write(format!("`{path}` is past the end of an array"))
-                .in_(self.object_label(id))
+                .in_(self.object_step(id))
         })
     }
 
@@ -246,8 +247,8 @@ impl Graph {
     /// # Errors
     /// A bad path or a value that does not fit, naming the object and member.
     pub fn set(&mut self, id: ObjectId, path: &str, value: Value) -> Result<()> {
-        let label = self.object_label(id);
-        let at = |e: Error| e.in_(format!("{label}.{path}"));
+        let object = self.object_step(id);
+        let at = |e: Error| e.in_(PathSegment::field(path)).in_(object.clone());
         let o = self.object_checked(id)?;
         let (segs, shape) = self.resolve(o.class, path).map_err(at)?;
         let v = check::normalize(&self.schema, &shape, value, self.objects.len()).map_err(at)?;
@@ -313,15 +314,12 @@ impl Graph {
                     expected: ms.len(),
                     found: o.values.len(),
                 })
-                .in_(self.object_label(id)));
+                .in_(self.object_step(id)));
             }
             for (m, v) in ms.iter().zip(&o.values) {
                 check::check(&self.schema, &m.shape, v, self.objects.len()).map_err(|e| {
-                    e.in_(format!(
-                        "{}.{}",
-                        self.object_label(id),
-                        self.schema.member_of(m).name
-                    ))
+                    e.in_(PathSegment::field(&self.schema.member_of(m).name))
+                        .in_(self.object_step(id))
                 })?;
             }
         }
@@ -335,7 +333,12 @@ impl Graph {
 
     /// `object #3 hkaSkeleton`: how errors name an object.
     pub fn object_label(&self, id: ObjectId) -> String {
-        format!("object #{} {}", id.0, self.class_name(id))
+        self.object_step(id).to_string()
+    }
+
+    /// The object as a step of an error's path (`object #3 hkaSkeleton`).
+    pub fn object_step(&self, id: ObjectId) -> PathSegment {
+        PathSegment::object(id.0, self.class_name(id))
     }
 
     /// A member path as text (`bones[2].name`) from class `c`.

@@ -4,7 +4,7 @@
 //! names it. Tables end in 0xFFFFFFFF words up to a 16-byte boundary.
 
 use crate::bytes::Bytes;
-use crate::error::{Error, Result};
+use crate::error::{Error, ReadError, Result};
 
 use super::section::Section;
 
@@ -63,10 +63,11 @@ fn table<const N: usize>(
             break;
         }
         if o + rec > end {
-            return Err(
-                Error::invalid(o, format!("{what} fixup record runs past its table"))
-                    .in_(s.tag.clone()),
-            );
+            return Err(Error::read(ReadError::PastTable {
+                record: format!("{what} fixup record"),
+            })
+            .at(o)
+            .in_(s.tag.clone()));
         }
         let mut r = [0u32; N];
         for (i, v) in r.iter_mut().enumerate() {
@@ -104,10 +105,10 @@ pub fn each<const N: usize>(
             break;
         }
         let Some(record) = bytes.get(o..o + rec as usize) else {
-            return Err(Error::invalid(
-                start + o as u64,
-                format!("{what} fixup record runs past its table"),
-            )
+            return Err(Error::read(ReadError::PastTable {
+                record: format!("{what} fixup record"),
+            })
+            .at(start + o as u64)
             .in_(s.tag.clone()));
         };
         let mut r = [0u32; N];
@@ -184,9 +185,11 @@ pub fn named(b: &Bytes<'_>, s: &Section, from: u32, to: u32) -> Result<Vec<(u32,
         let name = b.cstr(o + 4)?;
         let next = o + 4 + name.len() as u64 + 1;
         if next > end {
-            return Err(
-                Error::invalid(o, "export/import name runs past its table").in_(s.tag.clone())
-            );
+            return Err(Error::read(ReadError::PastTable {
+                record: "export/import name".into(),
+            })
+            .at(o)
+            .in_(s.tag.clone()));
         }
         out.push((offset, name.to_string()));
         o = next.div_ceil(4) * 4;

@@ -26,7 +26,7 @@ pub use section::Section;
 use std::sync::OnceLock;
 
 use crate::bytes::Bytes;
-use crate::error::{Error, Result};
+use crate::error::{Error, ReadError, Result};
 
 /// An entry of the class-name section: `u32 signature, 0x09, name\0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,13 +136,11 @@ impl<'a> Packfile<'a> {
                 "local",
                 |_, [source, destination]| {
                     if s.abs(destination) > local_limit {
-                        return Err(Error::invalid(
-                            s.abs(destination),
-                            format!(
-                                "fixup destination 0x{destination:X} is outside section `{}`",
-                                s.tag
-                            ),
-                        ));
+                        return Err(Error::read(ReadError::FixupOutside {
+                            destination,
+                            section: s.tag.clone(),
+                        })
+                        .at(s.abs(destination)));
                     }
                     pointers.push((
                         Loc {
@@ -176,13 +174,11 @@ impl<'a> Packfile<'a> {
                         .in_(s.tag.clone())
                     })?;
                     if target.abs(destination) > target.abs(target.local_fixups) {
-                        return Err(Error::invalid(
-                            target.abs(destination),
-                            format!(
-                                "fixup destination 0x{destination:X} is outside section `{}`",
-                                target.tag
-                            ),
-                        ));
+                        return Err(Error::read(ReadError::FixupOutside {
+                            destination,
+                            section: target.tag.clone(),
+                        })
+                        .at(target.abs(destination)));
                     }
                     pointers.push((
                         Loc {
@@ -344,10 +340,7 @@ impl<'a> Packfile<'a> {
             }
             let rest = &data[o + 5..];
             let n = rest.iter().position(|&b| b == 0).ok_or_else(|| {
-                Error::invalid(
-                    s.abs(o as u32 + 5),
-                    "class name runs to the end of its section without a NUL",
-                )
+                Error::unterminated(s.abs(o as u32 + 5), "class name", "its section")
             })?;
             let name = std::str::from_utf8(&rest[..n])
                 .map_err(|_| Error::invalid(s.abs(o as u32 + 5), "class name is not UTF-8"))?;

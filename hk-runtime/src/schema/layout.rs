@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SchemaError};
 use crate::rules::LayoutRules;
 use crate::schema::{Class, Member, Schema};
 use crate::types::{flag_names, TypeKind};
@@ -143,7 +143,7 @@ impl<'s> Layouts<'s> {
                     schema.generation.name
                 ))),
                 _ if todo.len() > schema.classes().len() => {
-                    Some(Error::schema(format!("parent cycle through `{n}`")))
+                    Some(Error::from(SchemaError::ParentCycle(n.to_string())))
                 }
                 (None, Some(class)) => {
                     todo.push(class);

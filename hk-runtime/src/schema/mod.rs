@@ -29,14 +29,15 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-pub use diagnostic::{Diagnostic, Diagnostics, LineIndex};
+pub use crate::text::LineIndex;
+pub use diagnostic::{Diagnostic, Diagnostics};
 pub use layout::{ClassLayout, Layouts, MemberLayout};
 pub use plan::{ClassPlan, Elem, MemberPlan, Op};
 pub use shape::{ArrayKind, Shape};
 #[cfg(feature = "load")]
 pub use spanned::MAX_SCHEMA_FILE;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SchemaError};
 use crate::rules::LayoutRules;
 use crate::types::TypeKind;
 
@@ -438,7 +439,7 @@ impl Schema {
             .caches
             .flat
             .get(id.0 as usize)
-            .ok_or_else(|| Error::schema(format!("class id {} is not in the schema", id.0)))?;
+            .ok_or_else(|| Error::from(SchemaError::ClassId(id.0)))?;
         cell.get_or_init(|| self.flatten(id)).clone()
     }
 
@@ -474,7 +475,7 @@ impl Schema {
             .caches
             .values
             .get(id.0 as usize)
-            .ok_or_else(|| Error::schema(format!("class id {} is not in the schema", id.0)))?;
+            .ok_or_else(|| Error::from(SchemaError::ClassId(id.0)))?;
         if let Some(v) = cell.get() {
             return v.clone();
         }
@@ -519,7 +520,7 @@ impl Schema {
             .caches
             .signatures
             .get(id.0 as usize)
-            .ok_or_else(|| Error::schema(format!("class id {} is not in the schema", id.0)))?;
+            .ok_or_else(|| Error::from(SchemaError::ClassId(id.0)))?;
         cell.get_or_init(|| signature::signature(self, self.name_of(id)).map(|s| s.value))
             .clone()
     }
@@ -555,7 +556,7 @@ impl Schema {
             .get_or_init(|| (0..n).map(|_| OnceLock::new()).collect());
         let cell = table
             .get(id.0 as usize)
-            .ok_or_else(|| Error::schema(format!("class id {} is not in the schema", id.0)))?;
+            .ok_or_else(|| Error::from(SchemaError::ClassId(id.0)))?;
         if let Some(p) = cell.get() {
             return Ok(p);
         }
@@ -598,7 +599,7 @@ impl Schema {
             let c = self.class(n).ok_or_else(|| Error::missing_class(n))?;
             // A chain longer than the schema has classes goes round in a cycle.
             if out.len() > self.classes.len() {
-                return Err(Error::schema(format!("parent cycle through `{n}`")));
+                return Err(Error::from(SchemaError::ParentCycle(n.to_string())));
             }
             out.push(c);
             cur = c.parent.as_deref();
@@ -630,9 +631,7 @@ impl Schema {
             if seen.contains(&n) {
                 continue;
             }
-            let c = self
-                .class(n)
-                .ok_or_else(|| Error::schema(format!("class `{n}` is not in the schema")))?;
+            let c = self.class(n).ok_or_else(|| Error::missing_class(n))?;
             seen.push(&c.name);
             todo.extend(c.parent.as_deref());
             for m in &c.members {

@@ -7,7 +7,7 @@
 
 use std::sync::OnceLock;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, SchemaError};
 use crate::schema::{Class, ClassId, Enum, Member, Schema};
 use crate::types::{flag_names, TypeKind};
 
@@ -88,7 +88,7 @@ pub fn signature(schema: &Schema, class: &str) -> Result<Signature> {
     let computed = compute(schema, class)?;
     let c = schema
         .class(class)
-        .ok_or_else(|| Error::schema(format!("class `{class}` is not in the schema")))?;
+        .ok_or_else(|| Error::missing_class(class))?;
     Ok(match &c.pinned {
         Some(p) => Signature {
             value: p.signature,
@@ -133,7 +133,7 @@ fn chain_digest(schema: &Schema, name: &str, depth: usize) -> Result<Digest> {
         }
         // A chain longer than the schema has classes goes round in a cycle.
         if todo.len() > schema.classes().len() {
-            let e = Error::schema(format!("parent cycle through `{n}`"));
+            let e = Error::from(SchemaError::ParentCycle(n.to_string()));
             return Err(keep_failure(schema, &todo, e));
         }
         todo.push(id);

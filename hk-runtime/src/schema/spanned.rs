@@ -14,7 +14,8 @@ use std::path::Path;
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::diagnostic::{Diagnostic, Diagnostics, LineIndex};
+use super::diagnostic::{Diagnostic, Diagnostics};
+use crate::text::LineIndex;
 
 /// The largest schema file (a class file or `generation.toml`) hk reads: 4 MiB. The
 /// largest shipped file is 9 KB; parsing holds about 32 bytes of tree per byte of text,

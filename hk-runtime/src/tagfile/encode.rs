@@ -17,6 +17,7 @@ use super::data::{column_for, MAX_DEPTH};
 use super::tables::MAX_DATA;
 use super::types::{kind, Facts, TypeTable};
 use crate::bytes::write_column;
+use crate::error::PathSegment;
 use crate::error::{Error, Result, WriteError};
 use crate::graph::check::check_int;
 use crate::graph::{Array, Graph, ObjectId, Ptr, StructColumns, Value};
@@ -132,7 +133,7 @@ impl<'g> Encoder<'g> {
             Error::write(WriteError::Invalid(format!(
                 "the type table has no record `{name}`"
             )))
-            .in_(self.graph.object_label(id))
+            .in_(self.graph.object_step(id))
         })?;
         *slot = Some(t);
         Ok(t)
@@ -187,13 +188,13 @@ impl<'g> Encoder<'g> {
     fn located(&self, mut e: Error) -> Error {
         for s in self.path.iter().rev() {
             e = e.in_(match s {
-                Step::Object(id) => self.graph.object_label(*id),
+                Step::Object(id) => self.graph.object_step(*id),
                 Step::Member(c, i) => {
                     let class = self.schema.class_by_id(*c);
                     let m = class.members.get(usize::from(*i));
-                    format!("{}.{}", class.name, m.map_or("?", |m| m.name.as_str()))
+                    PathSegment::member(&class.name, m.map_or("?", |m| m.name.as_str()))
                 }
-                Step::Index(i) => format!("[{i}]"),
+                Step::Index(i) => PathSegment::index(*i),
             });
         }
         e
@@ -504,8 +505,7 @@ impl<'g> Encoder<'g> {
                 }
                 let mut bytes = Vec::with_capacity(xs.len());
                 for (i, x) in xs.iter().enumerate() {
-                    check_int(x, 1, false, &|| "opaque byte".into())
-                        .map_err(|e| e.in_(format!("[{i}]")))?;
+                    check_int(x, 1, false, &|| "opaque byte".into()).map_err(|e| e.in_index(i))?;
                     bytes.push(x.as_u64().unwrap_or(0) as u8);
                 }
                 self.put(at, &bytes)
@@ -534,9 +534,7 @@ impl<'g> Encoder<'g> {
 
 fn no_nul(b: &[u8]) -> Result<&[u8]> {
     if b.contains(&0) {
-        return Err(Error::write(WriteError::Invalid(
-            "a string holds a NUL byte, which would end it early".into(),
-        )));
+        return Err(Error::write(WriteError::Nul));
     }
     Ok(b)
 }

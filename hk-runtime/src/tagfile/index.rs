@@ -42,12 +42,8 @@ fn le(d: &[u8], o: usize) -> u32 {
 /// bytes left.
 pub fn parse(data: &[u8], indx: &Section) -> Result<(Vec<Item>, Vec<Patch>)> {
     let sub = |t: &[u8; 4]| {
-        indx.child(t).ok_or_else(|| {
-            Error::invalid(
-                indx.offset,
-                format!("INDX has no {}", String::from_utf8_lossy(t)),
-            )
-        })
+        indx.child(t)
+            .ok_or_else(|| Error::missing(indx.offset, "INDX", String::from_utf8_lossy(t)))
     };
     let (o, n) = sub(b"ITEM")?.payload();
     let item = &data[o as usize..(o + n) as usize];

@@ -82,12 +82,8 @@ impl TagFile {
         };
         let root = Section::parse(data, offset, data.len() as u64)?;
         let need = |t: &[u8; 4]| {
-            root.child(t).ok_or_else(|| {
-                Error::invalid(
-                    offset,
-                    format!("TAG0 has no {}", String::from_utf8_lossy(t)),
-                )
-            })
+            root.child(t)
+                .ok_or_else(|| Error::missing(offset, "TAG0", String::from_utf8_lossy(t)))
         };
         let (o, n) = need(b"SDKV")?.payload();
         let sdk_version = String::from_utf8_lossy(&data[o as usize..(o + n) as usize]).into_owned();
@@ -134,7 +130,7 @@ impl TagFile {
         // TPTR: 8 zero bytes per type, the null type included (6/6).
         let tptr = type_sec
             .child(b"TPTR")
-            .ok_or_else(|| Error::invalid(type_sec.offset, "TYPE has no TPTR"))?;
+            .ok_or_else(|| Error::missing(type_sec.offset, "TYPE", "TPTR"))?;
         let (po, pn) = tptr.payload();
         if pn != 8 * types.types.len() as u64
             || data[po as usize..(po + pn) as usize]

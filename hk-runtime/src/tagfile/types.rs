@@ -194,12 +194,9 @@ impl TypeTable {
     /// each with its offset.
     pub fn parse_within(data: &[u8], ty: &Section, budget: &mut Budget) -> Result<TypeTable> {
         let sub = |tags: &[&[u8; 4]]| -> Result<&Section> {
-            tags.iter().find_map(|t| ty.child(t)).ok_or_else(|| {
-                Error::invalid(
-                    ty.offset,
-                    format!("TYPE has no {}", String::from_utf8_lossy(tags[0])),
-                )
-            })
+            tags.iter()
+                .find_map(|t| ty.child(t))
+                .ok_or_else(|| Error::missing(ty.offset, "TYPE", String::from_utf8_lossy(tags[0])))
         };
         let tstr = strings(data, sub(&[b"TSTR", b"TST1"])?, budget)?;
         let fstr = strings(data, sub(&[b"FSTR", b"FST1"])?, budget)?;

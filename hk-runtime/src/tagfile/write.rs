@@ -197,7 +197,7 @@ fn place(graph: &Graph, table: &TypeTable, dedupe_strings: bool) -> Result<Place
         return Err(Error::invalid_write(
             "the root does not reach this object, and a tagfile holds only what its root reaches",
         )
-        .in_(graph.object_label(id)));
+        .in_(graph.object_step(id)));
     }
     align_to(&mut p.data, 16);
     for (at, i, ty) in fills {

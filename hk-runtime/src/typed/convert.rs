@@ -10,6 +10,7 @@ pub use super::class::{struct_from_value, struct_set, struct_to_value};
 use super::class::{AnyClass, Class, TypedFile};
 use super::engine::Members;
 use super::member::ValueField;
+use crate::error::PathSegment;
 use crate::error::{ConvertError, Error, Result};
 use crate::graph::{Graph, Object, Value};
 use crate::packfile::PackfileInfo;
@@ -172,7 +173,7 @@ pub fn file_to_graph<A: AnyClass>(file: &TypedFile<A>, schema: &Arc<Schema>) -> 
         .enumerate()
         .map(|(i, o)| {
             o.to_object(schema)
-                .map_err(|e| e.in_(format!("object #{i} {}", o.class_name())))
+                .map_err(|e| e.in_(PathSegment::object(i, o.class_name())))
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(Graph::from_objects(Arc::clone(schema), objects, file.root))
@@ -190,7 +191,7 @@ pub fn file_from_graph<A: AnyClass>(graph: &Graph, info: PackfileInfo) -> Result
         .enumerate()
         .map(|(i, o)| {
             A::from_object(schema, o)
-                .map_err(|e| e.in_(format!("object #{i} {}", schema.name_of(o.class))))
+                .map_err(|e| e.in_(PathSegment::object(i, schema.name_of(o.class))))
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(TypedFile {

@@ -9,6 +9,7 @@ pub use super::member::decode_array;
 use super::class::{AnyClass, Class, DecodeFn, TypedFile};
 use super::engine::{Decoder, Members};
 use super::member::Field;
+use crate::error::PathSegment;
 use crate::error::{ConvertError, Error, Result};
 use crate::graph::{ObjectId, Seg};
 use crate::packfile::engine::read::{ReadOptions, Violation};
@@ -106,7 +107,7 @@ pub fn decode_packfile<A: AnyClass>(
     let mut object_sections = Vec::with_capacity(table.len());
     for (i, &(loc, name_index)) in table.iter().enumerate() {
         let name = &pf.class_names[name_index as usize].name;
-        let label = || format!("object #{i} {name}");
+        let label = || PathSegment::object(i, name);
         let decode = match decoders[name_index as usize] {
             Some(f) => f,
             None => {

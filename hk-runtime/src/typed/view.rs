@@ -134,10 +134,7 @@ impl<'a> Raw<'a> {
             .unwrap_or_default();
         match memchr_zero(tail) {
             Some(n) => Ok(Some(&tail[..n])),
-            None => Err(Error::invalid(
-                self.pf.abs(t),
-                "string runs to the end of its section without a NUL",
-            )),
+            None => Err(Error::unterminated(self.pf.abs(t), "string", "its section")),
         }
     }
 

@@ -36,7 +36,9 @@ pub(crate) fn fill(g: &mut Graph, id: ObjectId, path: &str, n: usize) -> Result<
     let class = g.object(id).class;
     let (_, shape) = g.resolve(class, path)?;
     let Shape::Array(_, elem) = shape else {
-        return Err(Error::invalid_write(format!("`{path}` is not an array")));
+        return Err(Error::write(crate::error::WriteError::NotArray(
+            path.to_string(),
+        )));
     };
     let zero = default_value(g.schema(), &elem)?;
     g.set(id, path, Value::list(vec![zero; n]))

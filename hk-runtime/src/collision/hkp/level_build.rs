@@ -235,7 +235,9 @@ impl B {
         let class = self.0.object(id).class;
         let (_, shape) = self.0.resolve(class, path)?;
         let Shape::Array(_, elem) = shape else {
-            return Err(Error::invalid_write(format!("`{path}` is not an array")));
+            return Err(Error::write(crate::error::WriteError::NotArray(
+                path.to_string(),
+            )));
         };
         let zero = default_value(self.0.schema(), &elem)?;
         self.set(id, path, Value::list(vec![zero; n]))

@@ -15,8 +15,9 @@ use super::leaf::{only_any, DeErr};
 use super::scan::{self, stray_text, OBJECT_ATTRS};
 use super::value::StructDe;
 use super::walk::{Shared, Walk};
-use crate::dump::source::{line_column, Source, Stop};
+use crate::dump::source::{Source, Stop};
 use crate::dump::DUMP_VERSION;
+use crate::text::line_column;
 
 /// An XML text as a dump, with what the first look found.
 pub(super) struct XmlSource<'a> {

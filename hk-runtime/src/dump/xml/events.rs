@@ -45,6 +45,23 @@ pub(super) fn invalid(message: impl Into<String>, at: usize) -> Located {
     }
 }
 
+/// Element `<found>` (shown shortened) in `within`, where `<expected>` belongs.
+pub(super) fn misplaced(
+    found: &str,
+    within: impl Into<String>,
+    expected: &'static str,
+    at: usize,
+) -> Located {
+    Located {
+        error: Error::write(WriteError::Element {
+            found: shown(found),
+            within: within.into(),
+            expected,
+        }),
+        at,
+    }
+}
+
 /// Text from the file for a message: at most 48 characters, then `…`.
 pub(super) fn shown(text: &str) -> String {
     match text.char_indices().nth(48) {

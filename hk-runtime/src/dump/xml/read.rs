@@ -12,12 +12,13 @@ use super::meter::Meter;
 use super::scan::{self, Named, Root, Scan};
 use super::walk::Shared;
 use crate::dump::prepare::Pick;
-use crate::dump::source::line_column;
 use crate::dump::{hex_bytes, read_source, Built};
+use crate::error::PathSegment;
 use crate::error::{Error, Result};
 use crate::file::Schemas;
 use crate::limits::Limits;
 use crate::rules::LayoutRules;
+use crate::text::line_column;
 
 /// Whether `bytes` look like XML (a `<` first, after a byte-order mark and blanks).
 pub fn is_xml(bytes: &[u8]) -> bool {
@@ -209,9 +210,12 @@ fn relabel(e: Error, left: Option<(u32, String)>) -> Error {
     let Some((k, label)) = left else {
         return e;
     };
-    let path = e.path();
+    let path = e.steps();
     let dump_label = format!("#{k} ");
-    if !path.first().is_some_and(|p| p.starts_with(&dump_label)) {
+    if !path
+        .first()
+        .is_some_and(|p| matches!(p, PathSegment::Named(s) if s.starts_with(&dump_label)))
+    {
         return e;
     }
     let mut out = Error::new(e.kind().clone());

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use super::events::{invalid, shown, Chunk, Ev, Events, Located, Res, Tag};
+use super::events::{invalid, misplaced, shown, Chunk, Ev, Events, Located, Res, Tag};
 use super::meter::{Meter, ENTRY, OBJECT};
 use crate::schema::Schema;
 
@@ -284,12 +284,7 @@ fn objects<'a>(
                 scan.objects = n + 1;
                 ev.skip_to(inside)?;
             }
-            Ev::Start(t) => {
-                return Err(invalid(
-                    format!("<{}> in a section (expected <hkobject>)", shown(t.name())),
-                    t.at,
-                ))
-            }
+            Ev::Start(t) => return Err(misplaced(t.name(), "a section", "hkobject", t.at)),
             Ev::End | Ev::Eof => return Ok(()),
         }
     }
@@ -310,15 +305,7 @@ fn class_names(ev: &mut Events<'_>, meter: &Meter) -> Res<Vec<String>> {
                 out.push(name.into_owned());
                 empty(ev)?;
             }
-            Ev::Start(t) => {
-                return Err(invalid(
-                    format!(
-                        "<{}> in <hk:classnames> (expected <hk:class>)",
-                        shown(t.name())
-                    ),
-                    t.at,
-                ))
-            }
+            Ev::Start(t) => return Err(misplaced(t.name(), "<hk:classnames>", "hk:class", t.at)),
             Ev::End | Ev::Eof => return Ok(out),
         }
     }

@@ -16,11 +16,12 @@ use serde::de::{DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor
 use serde::Deserializer as _;
 
 use super::defaults::DefaultDe;
-use super::events::{invalid, shown, Ev, Located};
+use super::events::{invalid, misplaced, shown, Ev, Located};
 use super::leaf::{floats, only_any, DeErr, Lit, Names, Tok, Tokens};
 use super::meter::{element, MEMBER};
 use super::scan::stray_text;
 use super::walk::{Shared, Walk};
+use crate::error::PathSegment;
 use crate::error::{Error, Limit, ReadError};
 use crate::schema::{ClassId, FlatMember, Shape};
 
@@ -162,10 +163,9 @@ impl<'de, 'a> MapAccess<'de> for StructMap<'_, '_, 'a> {
                     return Ok(Some(key));
                 }
                 Ev::Start(t) => {
-                    return Err(self.w.err(invalid(
-                        format!("<{}> in an object (expected <hkparam>)", shown(t.name())),
-                        t.at,
-                    )))
+                    return Err(self
+                        .w
+                        .err(misplaced(t.name(), "an object", "hkparam", t.at)))
                 }
                 Ev::End | Ev::Eof => self.ended = true,
             }
@@ -232,7 +232,7 @@ impl<'de, 'a> MapAccess<'de> for StructMap<'_, '_, 'a> {
             Current::None => return Err(serde::de::Error::custom("a value without its member")),
         };
         r.inspect_err(|_| {
-            sh.context(|| format!(".{name}"));
+            sh.context(|| PathSegment::field(name));
         })
     }
 }
@@ -392,11 +392,10 @@ impl<'a> ParamDe<'_, '_, 'a, '_> {
                     break;
                 }
                 Ev::Start(t) => {
-                    return Err(self.w.err(invalid(
-                        format!(
-                            "<{}> in a struct member (expected <hkobject>)",
-                            shown(t.name())
-                        ),
+                    return Err(self.w.err(misplaced(
+                        t.name(),
+                        "a struct member",
+                        "hkobject",
                         t.at,
                     )))
                 }
@@ -596,7 +595,7 @@ impl<'de> SeqAccess<'de> for Elements<'_, '_, '_, '_> {
             }
             Ok(None) => Ok(None),
             Err(e) => {
-                self.w.sh.context(|| format!("[{i}]"));
+                self.w.sh.context(|| PathSegment::index(i));
                 Err(e)
             }
         }
@@ -690,11 +689,10 @@ impl Elements<'_, '_, '_, '_> {
                     return seed.deserialize(lit).map(Some).map_err(|e| e.or_at(at));
                 }
                 Ev::Start(t) => {
-                    return Err(self.w.err(invalid(
-                        format!(
-                            "<{}> in an array of {what} (expected <{want}>)",
-                            shown(t.name())
-                        ),
+                    return Err(self.w.err(misplaced(
+                        t.name(),
+                        format!("an array of {what}"),
+                        want,
                         t.at,
                     )))
                 }

@@ -10,6 +10,7 @@ use super::events::{Ev, Events, Located};
 use super::leaf::{DeErr, Leaf};
 use super::meter::Meter;
 use super::scan::Scan;
+use crate::error::PathSegment;
 use crate::schema::Schema;
 
 /// What the passes share.
@@ -49,7 +50,7 @@ impl<'a> Shared<'a> {
 
     /// Prepends a path element to the kept error, if the XML reader raised the error being
     /// unwound; returns whether it did.
-    pub(super) fn context(&self, element: impl FnOnce() -> String) -> bool {
+    pub(super) fn context<S: Into<PathSegment>>(&self, element: impl FnOnce() -> S) -> bool {
         let mut slot = self.failed.borrow_mut();
         match slot.take() {
             Some(l) => {

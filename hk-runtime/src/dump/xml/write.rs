@@ -295,8 +295,7 @@ impl W<'_> {
             Shape::Struct(c) => {
                 for (i, x) in items.iter().enumerate() {
                     let _ = writeln!(self.out, "{}<hkobject>", tabs(depth));
-                    self.fields(depth + 1, *c, x)
-                        .map_err(|e| e.in_(format!("[{i}]")))?;
+                    self.fields(depth + 1, *c, x).map_err(|e| e.in_index(i))?;
                     let _ = writeln!(self.out, "{}</hkobject>", tabs(depth));
                 }
             }

@@ -488,10 +488,7 @@ impl<'p, 'a> Reader<'p, 'a> {
             .unwrap_or_default();
         let tail = sec.get(t.offset as usize..).unwrap_or_default();
         let Some(n) = tail.iter().position(|&b| b == 0) else {
-            return Err(Error::invalid(
-                self.pf.abs(t),
-                "string runs to the end of its section without a NUL",
-            ));
+            return Err(Error::unterminated(self.pf.abs(t), "string", "its section"));
         };
         // Two slots may name one string: each copies it into the graph.
         self.charge(n as u64 + 32, t)?;

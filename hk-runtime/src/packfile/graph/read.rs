@@ -11,7 +11,8 @@ pub use crate::packfile::engine::read::{ReadOptions, Violation};
 pub use crate::packfile::info::{container_info, file_info};
 
 use crate::bytes::{read_column, read_strided, Scalar};
-use crate::error::{Error, ReadError, Result};
+use crate::error::PathSegment;
+use crate::error::{Error, ReadError, Result, SchemaError};
 use crate::graph::{
     value_at_mut, Array, Column, Floats, Graph, Object, ObjectId, Ptr, Seg, StructColumns, Value,
 };
@@ -57,23 +58,23 @@ pub fn read(pf: &Packfile<'_>, schema: &Arc<Schema>, opts: ReadOptions) -> Resul
                 let c = schema
                     .require(name)
                     .and_then(|c| Ok((c, schema.values_of(c)?)))
-                    .map_err(|e| e.at(pf.abs(loc)).in_(format!("object #{i} {name}")))?;
+                    .map_err(|e| e.at(pf.abs(loc)).in_(PathSegment::object(i, name)))?;
                 class_ids[name_index as usize] = Some(c);
                 c
             }
         };
         r.begin_object(id);
         r.charge_object(values, VALUE, loc)
-            .map_err(|e| e.in_(format!("object #{i} {name}")))?;
+            .map_err(|e| e.in_(PathSegment::object(i, name)))?;
         if loc.offset % 16 != 0 {
             r.violation(
                 pf.abs(loc),
                 "object is not 16-byte aligned (docs/packfile-format.md §4: objects are)",
             )
-            .map_err(|e| e.in_(format!("object #{i} {name}")))?;
+            .map_err(|e| e.in_(PathSegment::object(i, name)))?;
         }
         let values = object(&plans, &mut r, cid, loc)
-            .map_err(|e| e.at(pf.abs(loc)).in_(format!("object #{i} {name}")))?;
+            .map_err(|e| e.at(pf.abs(loc)).in_(PathSegment::object(i, name)))?;
         objects.push(Object { class: cid, values });
         object_sections.push(loc.section);
     }
@@ -217,7 +218,7 @@ fn value(
     }
     let field = |n: usize| {
         body.get(off as usize..off as usize + n)
-            .ok_or_else(|| Error::schema("a plan names bytes past its class's size"))
+            .ok_or_else(|| Error::from(SchemaError::PastSize { table: "plan" }))
     };
     Ok(match op {
         Op::Void
@@ -226,7 +227,7 @@ fn value(
         | Op::ULong(_)
         | Op::Real
         | Op::Half
-        | Op::Floats(_) => return Err(Error::schema("a plan names bytes past its class's size")),
+        | Op::Floats(_) => return Err(Error::from(SchemaError::PastSize { table: "plan" })),
         Op::Pointer => {
             let word = slot_word(field(r.ptr() as usize)?, e);
             Value::Pointer(pointer(r, at, word, false)?)

@@ -288,7 +288,7 @@ fn range(v: impl std::fmt::Display, member: &str, range: &str) -> Error {
 }
 
 fn element_error(i: usize, e: Error) -> Error {
-    e.in_(format!("[{i}]"))
+    e.in_index(i)
 }
 
 impl<'g> GraphModel<'g> {
@@ -461,9 +461,7 @@ impl<'g> GraphModel<'g> {
 
 fn no_nul(b: &[u8]) -> Result<()> {
     if b.contains(&0) {
-        return Err(Error::write(WriteError::Invalid(
-            "a string holds a NUL byte, which would end it early".into(),
-        )));
+        return Err(Error::write(WriteError::Nul));
     }
     Ok(())
 }

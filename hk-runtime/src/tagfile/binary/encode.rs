@@ -101,12 +101,12 @@ pub(super) fn write(graph: &Graph, file: &BinaryTagfile) -> Result<Vec<u8>> {
         let name = graph.schema().name_of(o.class);
         let def = *w.by_name.get(name).ok_or_else(|| {
             Error::invalid_write(format!("class {name} is not among the file's definitions"))
-                .in_(graph.object_label(id))
+                .in_(graph.object_step(id))
         })?;
         w.int(tag::OBJECT_REMEMBER);
         w.int(def as i64 + 1);
         w.body(def, &o.values)
-            .map_err(|e| e.in_(graph.object_label(id)))?;
+            .map_err(|e| e.in_(graph.object_step(id)))?;
     }
     w.int(tag::FILE_END);
     w.out.extend_from_slice(&file.trailing);
@@ -392,7 +392,7 @@ impl<'g> Writer<'g> {
                     member: "int32".into(),
                     range: "a 4-byte integer array".into(),
                 })
-                .in_(format!("[{i}]")));
+                .in_index(i));
             }
             self.int(x);
         }
@@ -417,7 +417,7 @@ impl<'g> Writer<'g> {
 
     /// Items of `member`'s basic type, each of shape `elem`.
     fn items(&mut self, member: &MemberDef, elem: &Shape, items: &[&Value]) -> Result<()> {
-        let bad = |i: usize, v: &Value| kind_error(member, v).in_(format!("[{i}]"));
+        let bad = |i: usize, v: &Value| kind_error(member, v).in_index(i);
         match member.ty.base {
             Base::Int => {
                 let xs = items
@@ -461,8 +461,7 @@ impl<'g> Writer<'g> {
                     ..member.clone()
                 };
                 for (i, v) in items.iter().enumerate() {
-                    self.value(&scalar, elem, v)
-                        .map_err(|e| e.in_(format!("[{i}]")))?;
+                    self.value(&scalar, elem, v).map_err(|e| e.in_index(i))?;
                 }
             }
         }
@@ -498,7 +497,7 @@ impl<'g> Writer<'g> {
             if member.ty.tuple > 0 || member.ty.array {
                 for (i, r) in rows.iter().enumerate() {
                     self.value(member, shape, &r[k])
-                        .map_err(|e| at(e.in_(format!("[{i}]"))))?;
+                        .map_err(|e| at(e.in_index(i)))?;
                 }
             } else {
                 let col: Vec<&Value> = rows.iter().map(|r| &r[k]).collect();

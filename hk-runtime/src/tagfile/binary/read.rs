@@ -26,6 +26,7 @@ use super::defs::{self, tag, Base, ClassDef, MemberDef, VersionRules};
 use super::input::{Input, Step};
 use super::zero::{always_written, extra_bytes, fill, into_values, worth, VALUE};
 use super::{BinaryTagfile, Predicates, Read};
+use crate::error::PathSegment;
 use crate::error::{Error, ReadError, Result};
 use crate::graph::{Floats, Graph, ObjectId, Ptr, Value};
 use crate::limits::ReadOptions;
@@ -126,7 +127,12 @@ pub(super) fn read(
         r.input.budget.charge(len, s.offset)?;
         violations.push(Violation {
             offset: s.offset,
-            path: r.path_text(&s.path).join(" > "),
+            path: r
+                .path_text(&s.path)
+                .iter()
+                .map(PathSegment::to_string)
+                .collect::<Vec<_>>()
+                .join(" > "),
             message: s.message,
         });
     }
@@ -160,7 +166,7 @@ pub(super) fn read(
         // members are filled in.
         limits
             .check_expansion(schema.values_of(class)?, at)
-            .map_err(|e| e.in_(format!("object #{k} {}", file.classes[def].name)))?;
+            .map_err(|e| e.in_(PathSegment::object(k, &file.classes[def].name)))?;
         for (m, v) in schema.members(class)?.iter().zip(&mut values) {
             fill(&schema, &m.shape, v, &mut r.input.budget, end)?;
         }
@@ -268,14 +274,14 @@ impl Reader<'_> {
             .sum()
     }
 
-    fn path_text(&self, path: &[Step]) -> Vec<String> {
+    fn path_text(&self, path: &[Step]) -> Vec<PathSegment> {
         path.iter()
             .map(|s| match *s {
-                Step::Object(n, d) => format!("object #{} {}", n - 1, self.defs[d].name),
+                Step::Object(n, d) => PathSegment::object(n - 1, &self.defs[d].name),
                 Step::Member(d, m) => {
-                    format!("{}.{}", self.defs[d].name, self.defs[d].members[m].name)
+                    PathSegment::member(&self.defs[d].name, &self.defs[d].members[m].name)
                 }
-                Step::Index(i) => format!("[{i}]"),
+                Step::Index(i) => PathSegment::index(i),
             })
             .collect()
     }

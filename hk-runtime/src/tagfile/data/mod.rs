@@ -293,7 +293,7 @@ impl<'a> Decoder<'a> {
                 let mut items = Vec::with_capacity(usize::from(*n));
                 for i in 0..u64::from(*n) {
                     let v = self.value(sub, inner, at + i * stride, depth + 1);
-                    items.push(v.map_err(|e| e.in_(format!("[{i}]")))?);
+                    items.push(v.map_err(|e| e.in_index(i))?);
                 }
                 Value::CArray(items)
             }
@@ -392,7 +392,7 @@ impl<'a> Decoder<'a> {
             for i in 0..count {
                 let v = self
                     .bound(&b, at + i * stride, depth + 2)
-                    .map_err(|e| e.in_(format!("[{i}]")))?;
+                    .map_err(|e| e.in_index(i))?;
                 normalize_into(&mut out, Value::Struct(v));
             }
             return Ok(out);
@@ -400,7 +400,7 @@ impl<'a> Decoder<'a> {
         for i in 0..count {
             let v = self
                 .value(t, shape, at + i * stride, depth + 1)
-                .map_err(|e| e.in_(format!("[{i}]")))?;
+                .map_err(|e| e.in_index(i))?;
             normalize_into(&mut out, v);
         }
         Ok(out)
@@ -591,7 +591,7 @@ pub fn decode_with(
     let sec = tf
         .root
         .child(b"DATA")
-        .ok_or_else(|| Error::invalid(tf.offset, "TAG0 has no DATA"))?;
+        .ok_or_else(|| Error::missing(tf.offset, "TAG0", "DATA"))?;
     let (o, n) = sec.payload();
     let bytes = &data[o as usize..(o + n) as usize];
     let char_type = (1..tf.types.types.len() as u64)

@@ -10,7 +10,7 @@ pub use wrapped::{Bool, Enum, Flags, Half, HkEnum, Storage, ULong};
 
 use super::engine::{Decoder, Out};
 use crate::bytes::{read_column, write_column, Scalar};
-use crate::error::{ConvertError, Error, Result};
+use crate::error::{ConvertError, Error, Result, SchemaError};
 use crate::graph::{Array, Floats, Ptr, Seg, Value};
 use crate::packfile::Loc;
 use crate::schema::ArrayKind;
@@ -192,7 +192,7 @@ pub trait Member: Sized + 'static {
 
 #[cold]
 fn element(i: usize, e: Error) -> Error {
-    e.in_(format!("[{i}]"))
+    e.in_index(i)
 }
 
 /// A member as generated code hands it to the runtime: [`Member`] made object-safe, so a
@@ -294,8 +294,11 @@ pub(crate) fn range(value: impl ToString, target: &'static str) -> Error {
 /// `n` bytes at `off` of `body`.
 #[inline]
 pub(crate) fn field(body: &[u8], off: u32, n: usize) -> Result<&[u8]> {
-    body.get(off as usize..off as usize + n)
-        .ok_or_else(|| Error::schema("a layout table names bytes past its class's size"))
+    body.get(off as usize..off as usize + n).ok_or_else(|| {
+        Error::from(SchemaError::PastSize {
+            table: "layout table",
+        })
+    })
 }
 
 /// Pointer size under rules index `ri`.
@@ -395,7 +398,7 @@ macro_rules! scalar_member {
                     Array::Values(items) => items
                         .iter()
                         .enumerate()
-                        .map(|(i, v)| Self::from_value(v).map_err(|e| e.in_(format!("[{i}]"))))
+                        .map(|(i, v)| Self::from_value(v).map_err(|e| e.in_index(i)))
                         .collect(),
                     other => Err(kind($name, &Value::Array(other.column().with_capacity(0)))),
                 }
@@ -486,7 +489,7 @@ pub(crate) fn write_elements<'m, T: Member>(
     for (i, x) in items.iter().enumerate() {
         w.enter(Seg::Index(i as u32));
         x.encode(w, i as u32 * stride, ri)
-            .map_err(|e| e.in_(format!("[{i}]")))?;
+            .map_err(|e| e.in_index(i))?;
         w.leave();
     }
     Ok(())

@@ -162,9 +162,7 @@ impl Member for HkString {
     fn encode<'m>(&'m self, w: &mut Out<'_, 'm>, off: u32, _ri: usize) -> Result<()> {
         if let Some(b) = self.as_bytes() {
             if b.contains(&0) {
-                return Err(Error::write(WriteError::Invalid(
-                    "a string holds a NUL byte, which would end it early".into(),
-                )));
+                return Err(Error::write(WriteError::Nul));
             }
             w.string(off, b);
         }
@@ -381,7 +379,7 @@ impl<T: Member, const N: usize> Member for CArray<T, N> {
         for (k, x) in self.0.iter().enumerate() {
             w.enter(Seg::Index(k as u32));
             x.encode(w, off + k as u32 * stride, ri)
-                .map_err(|e| e.in_(format!("[{k}]")))?;
+                .map_err(|e| e.in_index(k))?;
             w.leave();
         }
         Ok(())
@@ -417,7 +415,7 @@ impl<T: Member, const N: usize> Member for CArray<T, N> {
         let items = items
             .iter()
             .enumerate()
-            .map(|(i, v)| T::from_value(v).map_err(|e| e.in_(format!("[{i}]"))))
+            .map(|(i, v)| T::from_value(v).map_err(|e| e.in_index(i)))
             .collect::<Result<Vec<T>>>()?;
         <[T; N]>::try_from(items).map(CArray).map_err(|_| {
             Error::convert(ConvertError::Kind {

@@ -112,7 +112,7 @@ macro_rules! wrapped_member {
                     Array::Values(items) => items
                         .iter()
                         .enumerate()
-                        .map(|(i, v)| Self::from_value(v).map_err(|e| e.in_(format!("[{i}]"))))
+                        .map(|(i, v)| Self::from_value(v).map_err(|e| e.in_index(i)))
                         .collect(),
                     other => Err(kind($name, &Value::Array(other.column().with_capacity(0)))),
                 }
@@ -191,7 +191,7 @@ impl Member for ULong {
         let raw = items
             .iter()
             .enumerate()
-            .map(|(i, x)| u32::try_from(x.0).map_err(|_| ulong_range(x.0).in_(format!("[{i}]"))))
+            .map(|(i, x)| u32::try_from(x.0).map_err(|_| ulong_range(x.0).in_index(i)))
             .collect::<Result<Vec<u32>>>()?;
         column(&raw, w)
     }

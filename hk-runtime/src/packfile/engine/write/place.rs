@@ -5,6 +5,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::model::{Body, Context, Model, Slot};
 use crate::bytes::Scalar;
+use crate::error::PathSegment;
 use crate::error::{Error, Result, WriteError};
 use crate::graph::{ObjectId, Ptr, Seg};
 use crate::packfile::info::PackfileInfo;
@@ -78,7 +79,7 @@ impl<'m, M: Model> Engine<'m, M> {
             }
             let children = self
                 .object(id, section, tables)
-                .map_err(|e| e.in_(format!("object #{} {}", id.0, self.model.class_name(id))))?;
+                .map_err(|e| e.in_(PathSegment::object(id.0, self.model.class_name(id))))?;
             stack.extend(children.into_iter().rev());
         }
         Ok(())
