@@ -264,7 +264,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
     // must read, and should write back byte for byte.
     let cold = Instant::now();
     for i in &inputs {
-        let doc = file::open(&i.bytes, ctx.schemas(), ctx.read_options(false))
+        let doc = file::open(&i.bytes, ctx.schemas(), ctx.read_options())
             .map_err(|e| e.in_file(&i.path))?;
         if let Some(w) = doc.schema.warning() {
             o.warn(format_args!("{}: {w}", i.path.display()))?;
@@ -344,7 +344,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
         0
     };
     let mut sink = 0u64;
-    let read = |i: &Input| match file::open(&i.bytes, ctx.schemas(), ctx.read_options(false)) {
+    let read = |i: &Input| match file::open(&i.bytes, ctx.schemas(), ctx.read_options()) {
         Ok(d) => d.graph.objects.len() as u64,
         Err(_) => fail(),
     };
@@ -366,7 +366,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
                 chunked(
                     p,
                     &inputs,
-                    |i| file::open(&i.bytes, ctx.schemas(), ctx.read_options(false)).ok(),
+                    |i| file::open(&i.bytes, ctx.schemas(), ctx.read_options()).ok(),
                     |d| file::write(d).map_or_else(|_| fail(), |b| b.len() as u64),
                 ),
             ),

@@ -100,11 +100,11 @@ fn binary_tagfiles(
     use hk_runtime::tagfile::binary;
     let mut read = Vec::with_capacity(files.len());
     for (f, (_, d)) in files.iter().zip(data) {
-        read.push(binary::read(d, ctx.read_options(false)).map_err(|e| e.in_file(f))?);
+        read.push(binary::read(d, ctx.read_options()).map_err(|e| e.in_file(f))?);
     }
     let refs: Vec<&binary::BinaryTagfile> = read.iter().map(|r| &r.file).collect();
     let name = name.map_or_else(|| refs[0].schema_name(), str::to_string);
-    let depth = ctx.read_options(false).limits.depth();
+    let depth = ctx.read_options().limits.depth();
     let schema = binary::schema::extract_within(&refs, &name, depth)?;
     schema.to_folder(out)?;
     outln!(
