@@ -191,7 +191,7 @@ impl Context {
     /// # Errors
     /// No packfile generation at all, or one that does not load.
     pub fn generation_of(&self, pf: &Packfile<'_>) -> Result<(Arc<Schema>, SchemaChoice)> {
-        Ok(self.schemas.generation(pf, true)?)
+        Ok(self.schemas.generation(pf, &ReadOptions::lenient())?)
     }
 
     /// The tagfile generation of exactly SDK version `sdk`.

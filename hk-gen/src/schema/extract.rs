@@ -8,6 +8,7 @@ use std::sync::Arc;
 use hk_runtime::file::{self, Container, SchemaChoice};
 use hk_runtime::packfile::{metadata, Packfile};
 use hk_runtime::tagfile::TagFile;
+use hk_runtime::ReadOptions;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -66,7 +67,11 @@ pub fn extract(
         }
         // The front door's rule reads such a file with its own metadata (leniently: a file
         // of a version without a folder is what extraction is for).
-        None => match ctx.schemas().select(&pf, true).map_err(in_file)? {
+        None => match ctx
+            .schemas()
+            .select(&pf, &ReadOptions::lenient())
+            .map_err(in_file)?
+        {
             (own, choice @ SchemaChoice::Metadata { .. }) => {
                 if let Some(w) = choice.warning() {
                     warnln!(o, "{}: {w}", file.display());
