@@ -43,8 +43,9 @@ pub struct Options {
     /// A schema folder, or the name of one in the catalog, to read every file with instead
     /// of the selection rule (`--schema`).
     pub schema: Option<PathBuf>,
-    /// What reading one file may take (`--max-memory`, `--max-objects`, ...).
-    pub limits: Limits,
+    /// How to read every file: strict or lenient (`--lenient`), and what one read may take
+    /// (`--max-memory`, `--max-objects`, ...).
+    pub read: ReadOptions,
 }
 
 /// A schema a command was pointed at, and how to name it.
@@ -62,7 +63,7 @@ pub struct Context {
     schemas: Schemas,
     source: SchemaSource,
     games: GamesSource,
-    limits: Limits,
+    read: ReadOptions,
 }
 
 impl Context {
@@ -96,7 +97,7 @@ impl Context {
                 .games
                 .clone()
                 .map_or(GamesSource::BuiltIn, GamesSource::Dir),
-            limits: opts.limits,
+            read: opts.read,
         };
         if let Some(arg) = &opts.schema {
             let named = ctx.schema_arg(arg)?;
@@ -123,44 +124,51 @@ impl Context {
 
     /// The read limits every command reads files within.
     pub fn limits(&self) -> &Limits {
-        &self.limits
+        &self.read.limits
     }
 
-    /// How to read a file: lenient or strict, within the context's limits.
-    pub fn read_options(&self, lenient: bool) -> ReadOptions {
-        ReadOptions::default()
-            .with_lenient(lenient)
-            .with_limits(self.limits)
+    /// How every command reads a file: lenient or strict, within the context's limits.
+    pub fn read_options(&self) -> ReadOptions {
+        self.read
     }
 
     /// Reads the Havok file at `path` (any container, or Havok XML) with the one
-    /// schema-selection rule, within the context's limits.
+    /// schema-selection rule, as the context's [`ReadOptions`] say.
     ///
     /// # Errors
     /// As [`Context::open_file_or_xml`].
-    pub fn open(&self, path: &Path, lenient: bool) -> Result<Document> {
+    pub fn open(&self, path: &Path) -> Result<Document> {
+        self.open_with(path, self.read)
+    }
+
+    /// Reads the Havok file at `path` as [`Context::open`] does, with `read` instead of the
+    /// context's options.
+    ///
+    /// # Errors
+    /// As [`Context::open_file_or_xml`].
+    pub fn open_with(&self, path: &Path, read: ReadOptions) -> Result<Document> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-        self.open_file_or_xml(&bytes, lenient)
-            .map_err(|e| e.in_file(path))
+        self.file_or_xml(&bytes, read).map_err(|e| e.in_file(path))
     }
 
     /// Reads a Havok file from its bytes, as [`Context::open`].
     ///
     /// # Errors
     /// As [`hk_runtime::file::open`].
-    pub fn open_bytes(&self, bytes: &[u8], lenient: bool) -> Result<Document> {
-        Ok(file::open(
-            bytes,
-            &self.schemas,
-            self.read_options(lenient),
-        )?)
+    pub fn open_bytes(&self, bytes: &[u8]) -> Result<Document> {
+        Ok(file::open(bytes, &self.schemas, self.read)?)
     }
 
     /// Reads a Havok file, or Havok XML (`<hkpackfile>`) as the packfile it describes.
     ///
     /// # Errors
     /// As [`Context::open_bytes`] and [`hk_runtime::dump::xml::from_xml`].
-    pub fn open_file_or_xml(&self, bytes: &[u8], lenient: bool) -> Result<Document> {
+    pub fn open_file_or_xml(&self, bytes: &[u8]) -> Result<Document> {
+        self.file_or_xml(bytes, self.read)
+    }
+
+    /// [`Context::open_file_or_xml`] with `read`.
+    fn file_or_xml(&self, bytes: &[u8], read: ReadOptions) -> Result<Document> {
         if hk_runtime::dump::xml::is_xml(bytes) {
             let text = std::str::from_utf8(bytes).map_err(|e| Error::Dump {
                 format: "XML",
@@ -170,10 +178,10 @@ impl Context {
                 text,
                 &self.schemas,
                 None,
-                &self.limits,
+                &read.limits,
             )?);
         }
-        self.open_bytes(bytes, lenient)
+        Ok(file::open(bytes, &self.schemas, read)?)
     }
 
     /// The generation that reads a packfile's objects by the selection rule, without the
@@ -183,7 +191,7 @@ impl Context {
     /// # Errors
     /// No packfile generation at all, or one that does not load.
     pub fn generation_of(&self, pf: &Packfile<'_>) -> Result<(Arc<Schema>, SchemaChoice)> {
-        Ok(self.schemas.generation(pf, true)?)
+        Ok(self.schemas.generation(pf, &ReadOptions::lenient())?)
     }
 
     /// The tagfile generation of exactly SDK version `sdk`.
@@ -262,59 +270,10 @@ impl Context {
     }
 }
 
-/// A byte size as people write it: `1048576`, `512K`, `64M`, `2G` (binary units; a
-/// trailing `B` or `iB` is allowed).
-///
-/// # Errors
-/// Anything else, or a size past `u64`.
-pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
-    let lower = text.trim().to_ascii_lowercase();
-    let t = lower
-        .strip_suffix("ib")
-        .or_else(|| lower.strip_suffix('b'))
-        .unwrap_or(&lower);
-    let (digits, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => return Err(format!("`{text}`: unknown unit `{c}` (K, M, G or T)")),
-            };
-            (&t[..i], shift)
-        }
-        _ => (t, 0),
-    };
-    let n: u64 = digits
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{text}` is not a size such as 512M or 2G"))?;
-    n.checked_mul(1u64 << shift)
-        .ok_or_else(|| format!("`{text}` is too large"))
-}
-
 /// Loads the schema folder at `dir`.
 ///
 /// # Errors
 /// Every problem of its files, with file, line and key.
 pub fn load_dir(dir: &Path) -> Result<Schema> {
     Schema::load(dir).map_err(|d| Error::schema(dir.display().to_string(), d))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("1048576"), Ok(1 << 20));
-        assert_eq!(parse_size("512K"), Ok(512 << 10));
-        assert_eq!(parse_size("64M"), Ok(64 << 20));
-        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
-        assert_eq!(parse_size("3gb"), Ok(3 << 30));
-        assert!(parse_size("12Q").is_err());
-        assert!(parse_size("lots").is_err());
-        assert!(parse_size("99999999999T").is_err());
-    }
 }

@@ -58,20 +58,18 @@ pub struct Options {
     pub in_place: bool,
     /// The target rules.
     pub layout: LayoutRules,
-    /// Read files that break the format's invariants.
-    pub lenient: bool,
     /// Draw a progress bar on stderr.
     pub progress: bool,
     /// Follow symbolic links found in folders ([`crate::walk`]).
     pub follow_symlinks: bool,
 }
 
-/// Converts one file's bytes.
+/// Converts one file's bytes, read as the context says ([`Context::read_options`]).
 ///
 /// # Errors
 /// The file does not read, or does not convert.
 pub fn convert_bytes(ctx: &Context, data: &[u8], opts: &Options) -> Result<Vec<u8>> {
-    let mut doc = ctx.open_file_or_xml(data, opts.lenient)?;
+    let mut doc = ctx.open_file_or_xml(data)?;
     Ok(hk_runtime::convert::convert(&mut doc, opts.layout)?)
 }
 

@@ -16,8 +16,9 @@ pub const SHOWN: usize = 200;
 /// # Errors
 /// A file that does not read.
 pub fn diff(ctx: &Context, a: &Path, b: &Path, o: &mut Out<'_>) -> Result<Status> {
-    let da = ctx.open(a, true)?;
-    let db = ctx.open(b, true)?;
+    let read = ctx.read_options().with_lenient(true);
+    let da = ctx.open_with(a, read)?;
+    let db = ctx.open_with(b, read)?;
     for (path, doc) in [(a, &da), (b, &db)] {
         if let Some(w) = doc.schema.warning() {
             warnln!(o, "{}: {w}", path.display());

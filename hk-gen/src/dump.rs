@@ -46,7 +46,8 @@ pub fn write_dump(
     w.flush().map_err(Error::Output)
 }
 
-/// Prints (or writes to `out`) the dump of the file at `path`.
+/// Prints (or writes to `out`) the dump of the file at `path`, read as the context says
+/// ([`Context::read_options`]).
 ///
 /// # Errors
 /// The file does not read, or `out` cannot be written (a symbolic link or the input is
@@ -56,14 +57,13 @@ pub fn dump_file(
     path: &Path,
     format: Format,
     out: Option<&Path>,
-    lenient: bool,
     o: &mut Out<'_>,
 ) -> Result<Status> {
     let outputs = Outputs::reading([path]);
     if let Some(p) = out {
         outputs.check(p)?;
     }
-    let doc = ctx.open(path, lenient)?;
+    let doc = ctx.open(path)?;
     crate::info::warnings(path, &doc, o)?;
     match out {
         Some(p) => {

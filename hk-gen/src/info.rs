@@ -15,15 +15,15 @@ use crate::error::{Error, Result};
 use crate::out::{outln, warnln, Out};
 use crate::Status;
 
-/// Prints what file `path` holds.
+/// Prints what file `path` holds, read as the context says ([`Context::read_options`]).
 ///
 /// # Errors
 /// A file that cannot be read or is no Havok file; one whose objects do not read is an
 /// error after its container facts are printed.
-pub fn info(ctx: &Context, path: &Path, lenient: bool, o: &mut Out<'_>) -> Result<Status> {
+pub fn info(ctx: &Context, path: &Path, o: &mut Out<'_>) -> Result<Status> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let in_file = |e: hk_runtime::Error| Error::from(e.in_file(path));
-    let opened = file::open(&bytes, ctx.schemas(), ctx.read_options(lenient)).map_err(in_file);
+    let opened = file::open(&bytes, ctx.schemas(), ctx.read_options()).map_err(in_file);
     outln!(o, "{}", path.display());
     match file::detect(&bytes) {
         Some(Container::Packfile) => packfile(&Packfile::parse(&bytes).map_err(in_file)?, o)?,

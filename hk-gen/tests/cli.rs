@@ -366,7 +366,7 @@ fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
     let ctx = Context::built_in().unwrap();
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let file = root().join("samples/shred_box.hkx");
-    let status = hk_gen::info::info(&ctx, &file, false, &mut Out::new(&mut out, &mut err)).unwrap();
+    let status = hk_gen::info::info(&ctx, &file, &mut Out::new(&mut out, &mut err)).unwrap();
     assert_eq!(status, Status::Success);
     let text = String::from_utf8(out).unwrap();
     assert!(
@@ -377,7 +377,7 @@ fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
 
     // A dump with a value wider than its member: refused, naming the object and member.
     let tmp = temp("typed");
-    let doc = ctx.open(&file, false).unwrap();
+    let doc = ctx.open(&file).unwrap();
     let mut json = hk_runtime::dump::to_json(&doc);
     let body = json["objects"]
         .as_array_mut()
@@ -422,7 +422,7 @@ fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
 
     // A truncated packfile: the offset where reading stopped.
     let bytes = std::fs::read(&file).unwrap();
-    let e = ctx.open_bytes(&bytes[..0x100], false).unwrap_err();
+    let e = ctx.open_bytes(&bytes[..0x100]).unwrap_err();
     assert!(e.runtime().and_then(|r| r.offset()).is_some(), "{e}");
 }
 

@@ -6,6 +6,10 @@
 //!
 //! Readers charge a [`Budget`] once per object, array, string or table, before allocating
 //! it, never per byte: the checks cost a subtraction per array, not per element.
+//!
+//! With the `cli` feature, [`Limits`] and [`ReadOptions`] derive `clap::Args`: a program
+//! flattens them into its arguments (`--max-memory`, `--max-objects`, `--max-expansion`,
+//! `--max-depth`, `--lenient`).
 
 pub use crate::error::Limit;
 use crate::error::{Error, ReadError, Result};
@@ -26,22 +30,70 @@ pub const HARD_MAX_DEPTH: u32 = 256;
 
 /// Bounds on what reading one file may take. Build them from [`Limits::default`] and the
 /// `with_*` methods (or set the fields of a default value).
+///
+/// As command-line arguments (feature `cli`), each is a global option of its name
+/// (`--max-memory SIZE`, `--max-objects N`, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[non_exhaustive]
 pub struct Limits {
     /// The most bytes one read may allocate for the file's tables, its schema (a tagfile's
     /// type table) and its object graph, estimated as the reader goes; `None` for
     /// [`MEMORY_PER_INPUT_BYTE`] times the input size plus [`MEMORY_BASE`].
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            global = true,
+            value_name = "SIZE",
+            value_parser = parse_size,
+            help = "The most memory reading one file may take, such as 512M or 2G \
+                    [default: 16 times the file's size plus 64M]"
+        )
+    )]
     pub max_memory: Option<u64>,
     /// The most objects a file may hold.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            global = true,
+            value_name = "N",
+            default_value_t = DEFAULT_MAX_OBJECTS,
+            help = "The most objects one file may hold"
+        )
+    )]
     pub max_objects: u64,
     /// The most values one object may expand into (its members, nested structs and C
     /// arrays; its arrays' elements count against `max_memory`), computed from its class
     /// before it is read: a type that holds many of a type that holds many of ... stops
     /// here, whatever the file's size.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            global = true,
+            value_name = "N",
+            default_value_t = DEFAULT_MAX_EXPANSION,
+            help = "The most values one object may expand into (members, structs and C \
+                    arrays inside it; its arrays' elements count against --max-memory)"
+        )
+    )]
     pub max_expansion: u64,
     /// How deep values may nest below an object (structs, C arrays, arrays of arrays);
     /// readers follow at most [`HARD_MAX_DEPTH`] levels whatever this says.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            global = true,
+            value_name = "N",
+            default_value_t = DEFAULT_MAX_DEPTH,
+            value_parser = clap::value_parser!(u32).range(1..=i64::from(HARD_MAX_DEPTH)),
+            help = "How deep values may nest below an object (structs, C arrays, arrays \
+                    of arrays)"
+        )
+    )]
     pub max_depth: u32,
 }
 
@@ -140,12 +192,25 @@ impl Limits {
 }
 
 /// How strictly, and within which limits, to read a file.
+///
+/// As command-line arguments (feature `cli`): `--lenient`. The limits are not among them:
+/// a program takes them once, as the global options of [`Limits`], and sets them with
+/// [`ReadOptions::with_limits`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 #[non_exhaustive]
 pub struct ReadOptions {
     /// Report broken invariants instead of failing on the first (packfiles).
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long,
+            help = "Read files that break the format's invariants, reporting each"
+        )
+    )]
     pub lenient: bool,
     /// What one read may take.
+    #[cfg_attr(feature = "cli", arg(skip))]
     pub limits: Limits,
 }
 
@@ -173,6 +238,38 @@ impl ReadOptions {
         self.limits = limits;
         self
     }
+}
+
+/// A byte size as people write it: `1048576`, `512K`, `64M`, `2G` (binary units; a
+/// trailing `B` or `iB` is allowed), as `--max-memory` takes it.
+///
+/// # Errors
+/// Anything else, or a size past `u64`.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let lower = text.trim().to_ascii_lowercase();
+    let t = lower
+        .strip_suffix("ib")
+        .or_else(|| lower.strip_suffix('b'))
+        .unwrap_or(&lower);
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("`{text}`: unknown unit `{c}` (K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = digits
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size such as 512M or 2G"))?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{text}` is too large"))
 }
 
 /// What one read may still allocate: charged before each table, object, array or string is
@@ -280,6 +377,18 @@ mod tests {
         assert!(Budget::new(&Limits::default(), 0)
             .charge_n(u64::MAX, 2, 0)
             .is_err());
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("64M"), Ok(64 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("3gb"), Ok(3 << 30));
+        assert!(parse_size("12Q").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("99999999999T").is_err());
     }
 
     #[test]

@@ -32,7 +32,9 @@ use crate::out::{outln, Out};
 use crate::typed710;
 use crate::Status;
 
+mod report;
 mod speedup;
+use report::Report;
 use speedup::Speedup;
 
 /// How `hk bench` runs.
@@ -217,11 +219,58 @@ impl AsRef<Input> for Input {
 /// No Havok file under `paths`, a file that cannot be read, or one that hk cannot read or
 /// write (benchmarks measure files hk handles; `hk roundtrip` says why one fails).
 pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) -> Result<Status> {
-    // Only files whose container hk reads are measured; others (XML, files that are not
-    // Havok's) are listed as skipped.
+    let (inputs, skipped) = load(paths, opts.follow_symlinks, o)?;
+    if inputs.is_empty() {
+        return nothing_to_measure(&skipped, opts.json, o);
+    }
+    let rounds = opts.rounds.max(1) as usize;
+    let pool = pool(opts.threads)?;
+    let cold = first_read(ctx, &inputs, o)?;
+    let typed = typed(&inputs);
+    let passes = Passes {
+        ctx,
+        inputs: &inputs,
+        typed: &typed,
+        failed: AtomicUsize::new(0),
+    };
+    let measured = passes.measure(pool.as_ref(), rounds);
+    if passes.failed.into_inner() > 0 {
+        return Err(Error::usage(
+            "a file failed to read or write during the benchmark (run `hk roundtrip` on it)",
+        ));
+    }
+    let report = Report {
+        files: inputs.len(),
+        packfiles: inputs
+            .iter()
+            .filter(|i| file::detect(&i.bytes) == Some(Container::Packfile))
+            .count(),
+        rounds,
+        threads: opts.threads.unwrap_or(1).max(1),
+        measured,
+        cold,
+        peak: peak_kib(),
+        skipped: &skipped,
+    };
+    if opts.json {
+        report.json(o)?;
+    } else {
+        report.text(o)?;
+    }
+    Ok(Status::Success)
+}
+
+/// The Havok files under `paths`, read into memory largest first (so that threads share
+/// the work evenly, see [`repeated`]), and the files skipped: only files whose container
+/// hk reads are measured; others (XML, files that are not Havok's) are listed.
+fn load(
+    paths: &[PathBuf],
+    follow_symlinks: bool,
+    o: &mut Out<'_>,
+) -> Result<(Vec<Input>, Vec<PathBuf>)> {
     let mut inputs = Vec::new();
     let mut skipped = Vec::new();
-    let walk = crate::walk::walk(paths, opts.follow_symlinks)?;
+    let walk = crate::walk::walk(paths, follow_symlinks)?;
     walk.warn(o)?;
     for (f, _) in walk.files {
         let bytes = std::fs::read(&f).map_err(|e| Error::io(&f, e))?;
@@ -231,40 +280,45 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             skipped.push(f);
         }
     }
-    // Largest first, so that threads share the work evenly (`pass`).
     inputs.sort_by_key(|i| std::cmp::Reverse(i.bytes.len()));
-    if inputs.is_empty() {
-        if opts.json {
-            // Machine-readable callers (bench/soulstruct.sh) get the same object, with
-            // nothing measured.
-            let doc = json!({
-                "files": 0,
-                "bytes": 0,
-                "read_mb_s": null,
-                "skipped": skipped.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            });
-            outln!(o, "{doc}");
-            return Ok(Status::Success);
-        }
+    Ok((inputs, skipped))
+}
+
+/// The outcome when no file is measured: an error, or with `json` the same object as a
+/// run's with nothing measured (for machine-readable callers such as bench/soulstruct.sh).
+fn nothing_to_measure(skipped: &[PathBuf], json: bool, o: &mut Out<'_>) -> Result<Status> {
+    if !json {
         return Err(Error::usage("no Havok packfiles or tagfiles found"));
     }
-    let rounds = opts.rounds.max(1) as usize;
-    let pool = match opts.threads {
-        Some(n) if n > 1 => Some(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build()
-                .map_err(|e| Error::usage(format!("cannot start {n} threads: {e}")))?,
-        ),
-        _ => None,
-    };
-    let threads = opts.threads.unwrap_or(1).max(1);
-    // A first read of every file loads the schemas, computes the plans and extracts the
-    // classes files describe themselves; it is not timed (`cold` reports it). Each file
-    // must read, and should write back byte for byte.
+    let doc = json!({
+        "files": 0,
+        "bytes": 0,
+        "read_mb_s": null,
+        "skipped": skipped.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+    });
+    outln!(o, "{doc}");
+    Ok(Status::Success)
+}
+
+/// The worker pool of `--threads N` (none for one thread).
+fn pool(threads: Option<usize>) -> Result<Option<rayon::ThreadPool>> {
+    match threads {
+        Some(n) if n > 1 => rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .map(Some)
+            .map_err(|e| Error::usage(format!("cannot start {n} threads: {e}"))),
+        _ => Ok(None),
+    }
+}
+
+/// A first read of every file, which loads the schemas, computes the plans and extracts
+/// the classes files describe themselves; it is not part of the figures (the report gives
+/// its time). Each file must read, and should write back byte for byte.
+fn first_read(ctx: &Context, inputs: &[Input], o: &mut Out<'_>) -> Result<Duration> {
     let cold = Instant::now();
-    for i in &inputs {
-        let doc = file::open(&i.bytes, ctx.schemas(), ctx.read_options(false))
+    for i in inputs {
+        let doc = file::open(&i.bytes, ctx.schemas(), ctx.read_options())
             .map_err(|e| e.in_file(&i.path))?;
         if let Some(w) = doc.schema.warning() {
             o.warn(format_args!("{}: {w}", i.path.display()))?;
@@ -277,258 +331,132 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             ))?;
         }
     }
-    let cold = cold.elapsed();
-    // The typed classes cover the files of their own version whose every object is one
-    // of theirs.
-    let typed: Vec<&Input> = inputs
+    Ok(cold.elapsed())
+}
+
+/// The files the typed classes cover: those of their own version whose every object is
+/// one of theirs.
+fn typed(inputs: &[Input]) -> Vec<&Input> {
+    inputs
         .iter()
         .filter(|i| {
             hk_runtime::packfile::Packfile::parse(&i.bytes)
                 .is_ok_and(|pf| pf.header.contents_version() == typed710::CONTENTS_VERSION)
                 && typed710::decode_file(&i.bytes).is_ok()
         })
-        .collect();
-    let all_bytes: usize = inputs.iter().map(|i| i.bytes.len()).sum();
-    let typed_bytes: usize = typed.iter().map(|i| i.bytes.len()).sum();
-    let packfiles = inputs
-        .iter()
-        .filter(|i| file::detect(&i.bytes) == Some(Container::Packfile))
-        .count();
-    let mut figures = vec![
-        Figure {
-            name: "checksum",
-            bytes: all_bytes,
-            files: inputs.len(),
-            times: Vec::new(),
-        },
-        Figure {
-            name: "read+decode",
-            bytes: all_bytes,
-            files: inputs.len(),
-            times: Vec::new(),
-        },
-        Figure {
-            name: "write",
-            bytes: all_bytes,
-            files: inputs.len(),
-            times: Vec::new(),
-        },
-        Figure {
-            name: "typed checksum",
-            bytes: typed_bytes,
-            files: typed.len(),
-            times: Vec::new(),
-        },
-        Figure {
-            name: "typed decode",
-            bytes: typed_bytes,
-            files: typed.len(),
-            times: Vec::new(),
-        },
-        Figure {
-            name: "typed write",
-            bytes: typed_bytes,
-            files: typed.len(),
-            times: Vec::new(),
-        },
-        Figure {
-            name: "view traversal",
-            bytes: typed_bytes,
-            files: typed.len(),
-            times: Vec::new(),
-        },
-    ];
-    let failed = std::sync::atomic::AtomicUsize::new(0);
-    let fail = || {
-        failed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        .collect()
+}
+
+/// The workloads of every round over the files, and the count of files that failed in one.
+struct Passes<'a> {
+    ctx: &'a Context,
+    inputs: &'a [Input],
+    typed: &'a [&'a Input],
+    failed: AtomicUsize,
+}
+
+/// What the rounds measured: each workload's times, and with threads the speedups.
+struct Measured {
+    figures: Vec<Figure>,
+    /// The read pass on the threads against one thread, and a register-only loop the same
+    /// way ([`Speedup`]).
+    speedups: Option<(Speedup, Speedup)>,
+}
+
+impl Passes<'_> {
+    /// Records a failed read or write.
+    fn fail(&self) -> u64 {
+        self.failed.fetch_add(1, Ordering::Relaxed);
         0
-    };
-    let mut sink = 0u64;
-    let read = |i: &Input| match file::open(&i.bytes, ctx.schemas(), ctx.read_options(false)) {
-        Ok(d) => d.graph.objects.len() as u64,
-        Err(_) => fail(),
-    };
-    // With threads, the read pass and a register-only loop are each timed on one thread
-    // and on the pool in every round (`speedup`).
-    let mut speedups = pool.as_ref().map(|_| {
-        (
-            Speedup::calibrate(&inputs, read, &mut sink),
-            Speedup::calibrate(&speedup::SPIN_ITEMS, speedup::spin, &mut sink),
-        )
-    });
-    for _ in 0..rounds {
-        let p = pool.as_ref();
-        let runs: [(usize, (Duration, u64)); 7] = [
-            (0, pass(p, &inputs, |i| checksum(&i.bytes))),
-            (1, pass(p, &inputs, read)),
-            (
-                2,
-                chunked(
-                    p,
-                    &inputs,
-                    |i| file::open(&i.bytes, ctx.schemas(), ctx.read_options(false)).ok(),
-                    |d| file::write(d).map_or_else(|_| fail(), |b| b.len() as u64),
-                ),
-            ),
-            (3, pass(p, &typed, |i| checksum(&i.bytes))),
-            (
-                4,
-                pass(p, &typed, |i| {
-                    typed710::decode_file(&i.bytes)
-                        .map_or_else(|_| fail(), |t| t.objects.len() as u64)
-                }),
-            ),
-            (
-                5,
-                chunked(
-                    p,
-                    &typed,
-                    |i| typed710::decode_file(&i.bytes).ok(),
-                    |t| t.write().map_or_else(|_| fail(), |b| b.len() as u64),
-                ),
-            ),
-            (
-                6,
-                pass(p, &typed, |i| {
-                    typed710::traverse_file(&i.bytes).unwrap_or_else(|_| fail())
-                }),
-            ),
-        ];
-        for (k, (t, s)) in runs {
-            figures[k].times.push(t);
-            sink = sink.wrapping_add(s);
-        }
-        if let (Some(p), Some((read_x, spin_x))) = (p, speedups.as_mut()) {
-            sink = sink.wrapping_add(read_x.round(p, &inputs, read));
-            sink = sink.wrapping_add(spin_x.round(p, &speedup::SPIN_ITEMS, speedup::spin));
+    }
+
+    /// The read+decode workload on one file.
+    fn read(&self, i: &Input) -> u64 {
+        match file::open(&i.bytes, self.ctx.schemas(), self.ctx.read_options()) {
+            Ok(d) => d.graph.objects.len() as u64,
+            Err(_) => self.fail(),
         }
     }
-    let speedup = speedups.as_ref().and_then(|(r, _)| r.median());
-    let best_speedup = speedups.as_ref().and_then(|(r, _)| r.best());
-    let copies = speedups.as_ref().map(|(r, _)| r.copies);
-    let compute_speedup = speedups.as_ref().and_then(|(_, c)| c.median());
-    if failed.into_inner() > 0 {
-        return Err(Error::usage(
-            "a file failed to read or write during the benchmark (run `hk roundtrip` on it)",
-        ));
+
+    /// The figures, each with no time yet: every file for the first three workloads, the
+    /// typed files for the others.
+    fn figures(&self) -> Vec<Figure> {
+        let all_bytes: usize = self.inputs.iter().map(|i| i.bytes.len()).sum();
+        let typed_bytes: usize = self.typed.iter().map(|i| i.bytes.len()).sum();
+        let figure = |name, typed: bool| Figure {
+            name,
+            bytes: if typed { typed_bytes } else { all_bytes },
+            files: if typed {
+                self.typed.len()
+            } else {
+                self.inputs.len()
+            },
+            times: Vec::new(),
+        };
+        vec![
+            figure("checksum", false),
+            figure("read+decode", false),
+            figure("write", false),
+            figure("typed checksum", true),
+            figure("typed decode", true),
+            figure("typed write", true),
+            figure("view traversal", true),
+        ]
     }
-    let peak = peak_kib();
-    let sum = figures[0].median_mb_s();
-    let typed_sum = figures[3].median_mb_s();
-    let ratio = |f: &Figure| {
-        let base = if f.name.starts_with("typed") || f.name == "view traversal" {
-            typed_sum
-        } else {
-            sum
-        };
-        if base > 0.0 {
-            100.0 * f.median_mb_s() / base
-        } else {
-            0.0
-        }
-    };
-    if opts.json {
-        let by = |n: &str| {
-            figures
-                .iter()
-                .find(|f| f.name == n)
-                .map(Figure::median_mb_s)
-        };
-        let doc = json!({
-            "files": inputs.len(),
-            "packfiles": packfiles,
-            "tagfiles": inputs.len() - packfiles,
-            "bytes": all_bytes,
-            "rounds": rounds,
-            "threads": threads,
-            "checksum_mb_s": by("checksum"),
-            "read_mb_s": by("read+decode"),
-            "write_mb_s": by("write"),
-            "typed_files": typed.len(),
-            "typed_bytes": typed_bytes,
-            "typed_checksum_mb_s": by("typed checksum"),
-            "typed_mb_s": by("typed decode"),
-            "typed_write_mb_s": by("typed write"),
-            "view_mb_s": by("view traversal"),
-            "read_speedup": speedup,
-            "read_speedup_best": best_speedup,
-            "read_speedup_copies": copies,
-            "compute_speedup": compute_speedup,
-            "cold_ms": cold.as_secs_f64() * 1e3,
-            "peak_mib": peak.map(|k| k as f64 / 1024.0),
-            "skipped": skipped.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+
+    /// Runs `rounds` rounds, each workload once per round (interleaved, so that a noisy
+    /// machine slows them alike); with a pool, each round also times the read pass and a
+    /// register-only loop on one thread and on the pool.
+    fn measure(&self, pool: Option<&rayon::ThreadPool>, rounds: usize) -> Measured {
+        let mut figures = self.figures();
+        let mut sink = 0u64;
+        let read = |i: &Input| self.read(i);
+        let mut speedups = pool.map(|_| {
+            (
+                Speedup::calibrate(self.inputs, read, &mut sink),
+                Speedup::calibrate(&speedup::SPIN_ITEMS, speedup::spin, &mut sink),
+            )
         });
-        let text = serde_json::to_string_pretty(&doc).map_err(|e| Error::Dump {
-            format: "JSON",
-            message: e.to_string(),
-        })?;
-        outln!(o, "{text}");
-        return Ok(Status::Success);
-    }
-    outln!(
-        o,
-        "{} files ({packfiles} packfiles, {} tagfiles), {:.1} MB; {rounds} rounds, {threads} thread(s); median round (best)",
-        inputs.len(),
-        inputs.len() - packfiles,
-        all_bytes as f64 / 1e6
-    );
-    for f in &figures {
-        if f.name == "typed checksum" {
-            outln!(
-                o,
-                "typed classes (havok-demo-710 profile): {} of the files, {:.1} MB",
-                f.files,
-                f.bytes as f64 / 1e6
-            );
+        for _ in 0..rounds {
+            for (k, (t, s)) in self.round(pool).into_iter().enumerate() {
+                figures[k].times.push(t);
+                sink = sink.wrapping_add(s);
+            }
+            if let (Some(p), Some((read_x, spin_x))) = (pool, speedups.as_mut()) {
+                sink = sink.wrapping_add(read_x.round(p, self.inputs, read));
+                sink = sink.wrapping_add(spin_x.round(p, &speedup::SPIN_ITEMS, speedup::spin));
+            }
         }
-        outln!(
-            o,
-            "  {:<15} {:>9.0} MB/s ({:>6.0}) {:>6.1}% of checksum",
-            f.name,
-            f.median_mb_s(),
-            f.best_mb_s(),
-            ratio(f)
-        );
+        std::hint::black_box(sink);
+        Measured { figures, speedups }
     }
-    if let Some(x) = speedup {
-        outln!(
-            o,
-            "read+decode on {threads} threads: {x:.2}x one thread (median of per-round ratios; each round times both back to back, each pass reading the files {} times)",
-            copies.unwrap_or(1)
-        );
+
+    /// One round: each workload's time and checksum, in the order of [`Passes::figures`].
+    fn round(&self, p: Option<&rayon::ThreadPool>) -> [(Duration, u64); 7] {
+        let (inputs, typed) = (self.inputs, self.typed);
+        [
+            pass(p, inputs, |i| checksum(&i.bytes)),
+            pass(p, inputs, |i| self.read(i)),
+            chunked(
+                p,
+                inputs,
+                |i| file::open(&i.bytes, self.ctx.schemas(), self.ctx.read_options()).ok(),
+                |d| file::write(d).map_or_else(|_| self.fail(), |b| b.len() as u64),
+            ),
+            pass(p, typed, |i| checksum(&i.bytes)),
+            pass(p, typed, |i| {
+                typed710::decode_file(&i.bytes)
+                    .map_or_else(|_| self.fail(), |t| t.objects.len() as u64)
+            }),
+            chunked(
+                p,
+                typed,
+                |i| typed710::decode_file(&i.bytes).ok(),
+                |t| t.write().map_or_else(|_| self.fail(), |b| b.len() as u64),
+            ),
+            pass(p, typed, |i| {
+                typed710::traverse_file(&i.bytes).unwrap_or_else(|_| self.fail())
+            }),
+        ]
     }
-    if let Some(x) = compute_speedup {
-        outln!(
-            o,
-            "register-only loop on {threads} threads: {x:.2}x one thread (the most any work gains from the threads on this machine now; timed the same way)"
-        );
-    }
-    if let Some(x) = best_speedup {
-        outln!(
-            o,
-            "read+decode on {threads} threads, fastest rounds: {x:.2}x (fastest one-thread round over fastest threaded round)"
-        );
-    }
-    outln!(
-        o,
-        "first read of every file (schemas, plans, own classes): {:.0} ms",
-        cold.as_secs_f64() * 1e3
-    );
-    if let Some(k) = peak {
-        outln!(
-            o,
-            "peak memory: {:.1} MiB ({:.2}x the input)",
-            k as f64 / 1024.0,
-            (k as f64 * 1024.0) / all_bytes as f64
-        );
-    }
-    if !skipped.is_empty() {
-        outln!(
-            o,
-            "{} file(s) skipped: not a packfile, a TAG0 tagfile or an old binary tagfile (XML, other files)",
-            skipped.len()
-        );
-    }
-    std::hint::black_box(sink);
-    Ok(Status::Success)
 }

@@ -64,7 +64,7 @@ pub struct ExportOptions {
 /// # Errors
 /// A file that does not open, or whose bodies and shapes do not read.
 pub fn scene(ctx: &Context, path: &Path) -> Result<Scene> {
-    let doc = ctx.open(path, false)?;
+    let doc = ctx.open(path)?;
     // A phive shape's material and hit-mask arrays follow its tagfile (§13 of
     // docs/collision-notes.md); other files have none.
     let extras = match &doc.origin {

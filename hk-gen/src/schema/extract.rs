@@ -8,6 +8,7 @@ use std::sync::Arc;
 use hk_runtime::file::{self, Container, SchemaChoice};
 use hk_runtime::packfile::{metadata, Packfile};
 use hk_runtime::tagfile::TagFile;
+use hk_runtime::ReadOptions;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -66,7 +67,11 @@ pub fn extract(
         }
         // The front door's rule reads such a file with its own metadata (leniently: a file
         // of a version without a folder is what extraction is for).
-        None => match ctx.schemas().select(&pf, true).map_err(in_file)? {
+        None => match ctx
+            .schemas()
+            .select(&pf, &ReadOptions::lenient())
+            .map_err(in_file)?
+        {
             (own, choice @ SchemaChoice::Metadata { .. }) => {
                 if let Some(w) = choice.warning() {
                     warnln!(o, "{}: {w}", file.display());
@@ -100,11 +105,11 @@ fn binary_tagfiles(
     use hk_runtime::tagfile::binary;
     let mut read = Vec::with_capacity(files.len());
     for (f, (_, d)) in files.iter().zip(data) {
-        read.push(binary::read(d, ctx.read_options(false)).map_err(|e| e.in_file(f))?);
+        read.push(binary::read(d, ctx.read_options()).map_err(|e| e.in_file(f))?);
     }
     let refs: Vec<&binary::BinaryTagfile> = read.iter().map(|r| &r.file).collect();
     let name = name.map_or_else(|| refs[0].schema_name(), str::to_string);
-    let depth = ctx.read_options(false).limits.depth();
+    let depth = ctx.read_options().limits.depth();
     let schema = binary::schema::extract_within(&refs, &name, depth)?;
     schema.to_folder(out)?;
     outln!(

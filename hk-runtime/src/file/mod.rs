@@ -116,7 +116,7 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
     match detect(bytes) {
         Some(Container::Packfile) => {
             let pf = Packfile::parse(bytes)?;
-            let (schema, choice) = schemas.select(&pf, opts.lenient)?;
+            let (schema, choice) = schemas.select(&pf, &opts)?;
             let d = crate::packfile::graph::read::read(&pf, &schema, opts).map_err(|e| {
                 // Name the classes when they may be the cause: a schema problem, or classes
                 // that fail the selection rule's check (read leniently, or named).
@@ -167,7 +167,7 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
             });
             let graph =
                 tagfile::data::decode_with(&tf, bytes, &schema, &bindings, &limits, &mut budget)?;
-            let (rules, choice) = schemas.tagfile_rules(&tf, bytes, &graph, opts.lenient)?;
+            let (rules, choice) = schemas.tagfile_rules(&tf, bytes, &graph, &opts)?;
             Ok(Document {
                 graph,
                 origin: Origin::Tagfile {

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use super::schemas::Schemas;
 use crate::error::{Check, Error, Result, SchemaError, Tried};
 use crate::graph::Graph;
+use crate::limits::ReadOptions;
 use crate::packfile::{check, metadata, Packfile};
 use crate::schema::{Schema, TagfileRules};
 use crate::tagfile::binary::BinaryTagfile;
@@ -298,12 +299,16 @@ impl Schemas {
     }
 
     /// The classes to read packfile `pf` with, and where they came from (the module's
-    /// rule). `lenient` takes the closest folder when none passes.
+    /// rule). Lenient reading (`read`) takes the closest folder when none passes.
     ///
     /// # Errors
     /// No folder of the file's version and none passing the check (strict reading), a
     /// folder that does not load, or the file's own metadata is malformed.
-    pub fn select(&self, pf: &Packfile<'_>, lenient: bool) -> Result<(Arc<Schema>, SchemaChoice)> {
+    pub fn select(
+        &self,
+        pf: &Packfile<'_>,
+        read: &ReadOptions,
+    ) -> Result<(Arc<Schema>, SchemaChoice)> {
         if let Some(g) = &self.given {
             let how = How::Given {
                 check: Some(signature_check(&g.schema, pf)),
@@ -320,7 +325,7 @@ impl Schemas {
             .section("__types__")
             .is_some_and(|t| !t.data(&pf.bytes()).is_empty());
         let (schema, name, how, metadata) =
-            self.choose(pf, lenient, |name| self.packfile_schema(pf, name, own))?;
+            self.choose(pf, read, |name| self.packfile_schema(pf, name, own))?;
         let choice = if metadata {
             SchemaChoice::Metadata {
                 reflection: name,
@@ -340,10 +345,10 @@ impl Schemas {
     pub fn generation(
         &self,
         pf: &Packfile<'_>,
-        lenient: bool,
+        read: &ReadOptions,
     ) -> Result<(Arc<Schema>, SchemaChoice)> {
         let (schema, name, how, _) =
-            self.choose(pf, lenient, |name| self.packfile_schema(pf, name, false))?;
+            self.choose(pf, read, |name| self.packfile_schema(pf, name, false))?;
         Ok((schema, SchemaChoice::Generation { name, how }))
     }
 
@@ -382,12 +387,12 @@ impl Schemas {
     }
 
     /// The rule for a packfile: the exact folder, else the nearest whose schema
-    /// (`schema_of`) recomputes every stored signature, else the closest (lenient) or
+    /// (`schema_of`) recomputes every stored signature, else the closest (lenient `read`) or
     /// [`SchemaError::Unverified`].
     fn choose(
         &self,
         pf: &Packfile<'_>,
-        lenient: bool,
+        read: &ReadOptions,
         schema_of: impl Fn(&str) -> Result<(Arc<Schema>, bool)>,
     ) -> Result<(Arc<Schema>, String, How, bool)> {
         let h = &pf.header;
@@ -431,7 +436,7 @@ impl Schemas {
             });
         }
         match best {
-            Some((s, name, own, _)) if lenient => {
+            Some((s, name, own, _)) if read.lenient => {
                 Ok((s, name, How::Closest { version: cv, tried }, own))
             }
             _ => Err(Error::from(SchemaError::Unverified {
@@ -453,7 +458,7 @@ impl Schemas {
         tf: &TagFile,
         bytes: &[u8],
         graph: &Graph,
-        lenient: bool,
+        read: &ReadOptions,
     ) -> Result<(TagfileRules, SchemaChoice)> {
         let no_rules = |name: &str| {
             Error::schema(format!(
@@ -501,7 +506,7 @@ impl Schemas {
             closest.get_or_insert((rules, e.name.clone()));
         }
         match closest {
-            Some((rules, name)) if lenient => Ok((
+            Some((rules, name)) if read.lenient => Ok((
                 rules,
                 SchemaChoice::TypeTable {
                     rules: name,

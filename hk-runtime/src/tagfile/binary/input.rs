@@ -8,7 +8,7 @@
 use foldhash::{HashSet, HashSetExt};
 
 use crate::error::{Error, Result};
-use crate::limits::Budget;
+use crate::limits::{Budget, ReadOptions};
 use crate::schema::names::{self, NameKind};
 
 /// Bytes the reader keeps per remembered string: its table slot (16 bytes, in a list that
@@ -79,12 +79,13 @@ pub fn put_varint(out: &mut Vec<u8>, v: i64) {
 }
 
 impl<'a> Input<'a> {
-    /// A reader of `data` from offset 8 (after the magic), charging `budget`.
-    pub fn new(data: &'a [u8], lenient: bool, budget: Budget) -> Self {
+    /// A reader of `data` from offset 8 (after the magic), as strict or lenient as `opts`
+    /// say, charging `budget`.
+    pub fn new(data: &'a [u8], opts: &ReadOptions, budget: Budget) -> Self {
         Input {
             data,
             pos: 8,
-            lenient,
+            lenient: opts.lenient,
             soft: Vec::new(),
             strings: vec![Some(b""), None],
             written: HashSet::new(),
@@ -318,23 +319,27 @@ mod tests {
             let mut out = Vec::new();
             put_varint(&mut out, v);
             let data = [&[0u8; 8][..], &out].concat();
-            let mut i = Input::new(&data, false, Budget::unlimited());
+            let mut i = Input::new(&data, &ReadOptions::strict(), Budget::unlimited());
             assert_eq!(i.varint().unwrap(), v, "{v}");
             assert_eq!(i.left(), 0);
             assert_eq!(out.len(), varint_len(v.unsigned_abs()));
         }
         // 4 with a continuation byte of zero: not the shortest form.
         let data = [0, 0, 0, 0, 0, 0, 0, 0, 0x88, 0x00];
-        assert!(Input::new(&data, false, Budget::unlimited())
-            .varint()
-            .is_err());
-        let mut lenient = Input::new(&data, true, Budget::unlimited());
+        assert!(
+            Input::new(&data, &ReadOptions::strict(), Budget::unlimited())
+                .varint()
+                .is_err()
+        );
+        let mut lenient = Input::new(&data, &ReadOptions::lenient(), Budget::unlimited());
         assert_eq!(lenient.varint().unwrap(), 4);
         assert_eq!(lenient.soft.len(), 1);
         // Eleven bytes: past 64 bits.
         let data = [[0u8; 8].as_slice(), &[0xFF; 10], &[0x01]].concat();
-        assert!(Input::new(&data, true, Budget::unlimited())
-            .varint()
-            .is_err());
+        assert!(
+            Input::new(&data, &ReadOptions::lenient(), Budget::unlimited())
+                .varint()
+                .is_err()
+        );
     }
 }

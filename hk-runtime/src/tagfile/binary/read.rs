@@ -85,7 +85,7 @@ pub(super) fn read(
     let limits = opts.limits;
     let mut budget = Budget::new(&limits, data.len() as u64);
     budget.charge(READER_STATE, 8)?;
-    let mut input = Input::new(data, opts.lenient, budget);
+    let mut input = Input::new(data, &opts, budget);
     let (rules, sdk, predicates) = header(&mut input)?;
     let mut r = Reader {
         input,

@@ -1,0 +1,232 @@
+//! The collision commands: meshes and pictures of a level's collision, MOPP queries and
+//! id Tech cm shapes.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand, ValueEnum};
+use hk_gen::collision::{self, render::RenderOptions, ExportOptions};
+use hk_gen::{Context, Out, Result, Status};
+
+use super::args::{progress, FollowSymlinks, SchemaArg};
+use super::{Global, Run};
+
+/// `hk export`.
+#[derive(Debug, Args)]
+pub struct Export {
+    /// Files or folders.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "obj")]
+    format: ExportFormat,
+    /// The output file (one input file) or folder.
+    #[arg(short, long)]
+    out: PathBuf,
+    #[command(flatten)]
+    schema: SchemaArg,
+    #[command(flatten)]
+    follow: FollowSymlinks,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ExportFormat {
+    /// Wavefront OBJ: `o` per body and shape, `usemtl surface_N` per surface id.
+    Obj,
+    /// glTF 2.0: a node per body and shape, a material per surface id, the buffer inline.
+    Gltf,
+    /// glTF 2.0 in the binary container (GLB).
+    Glb,
+}
+
+impl From<ExportFormat> for collision::Format {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::Obj => collision::Format::Obj,
+            ExportFormat::Gltf => collision::Format::Gltf,
+            ExportFormat::Glb => collision::Format::Glb,
+        }
+    }
+}
+
+impl Run for Export {
+    fn schema(&self) -> Option<&Path> {
+        self.schema.get()
+    }
+
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        let opts = ExportOptions {
+            out: self.out,
+            format: self.format.into(),
+            progress: progress(),
+            follow_symlinks: self.follow.follow_symlinks,
+        };
+        collision::export(ctx, &self.paths, &opts, o)
+    }
+}
+
+/// `hk render`.
+#[derive(Debug, Args)]
+pub struct Render {
+    /// The file.
+    file: PathBuf,
+    /// The PNG to write.
+    #[arg(short, long)]
+    out: PathBuf,
+    /// Draw the triangles' edges only.
+    #[arg(long)]
+    wireframe: bool,
+    /// The picture's size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "800x600", value_name = "WxH")]
+    size: String,
+    #[command(flatten)]
+    schema: SchemaArg,
+}
+
+impl Run for Render {
+    fn schema(&self) -> Option<&Path> {
+        self.schema.get()
+    }
+
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        let (width, height) =
+            collision::render::parse_size(&self.size).map_err(hk_gen::Error::usage)?;
+        let opts = RenderOptions {
+            width,
+            height,
+            wireframe: self.wireframe,
+        };
+        collision::render_file(ctx, &self.file, &self.out, &opts, o)
+    }
+}
+
+/// `hk mopp ...`.
+#[derive(Debug, Subcommand)]
+pub enum MoppCmd {
+    /// Print the shape keys a box query returns, one per line.
+    Query(MoppQuery),
+    /// Run every kept triangle's own box and print `found X/Y`; check the terminals and a
+    /// far box.
+    Check(MoppCheck),
+    /// Measure query throughput (queries per second) on random boxes.
+    Bench(MoppBench),
+}
+
+impl MoppCmd {
+    /// Runs the subcommand.
+    pub(super) fn exec(self, g: &Global, o: &mut Out<'_>) -> Result<Status> {
+        match self {
+            MoppCmd::Query(c) => g.exec(c, o),
+            MoppCmd::Check(c) => g.exec(c, o),
+            MoppCmd::Bench(c) => g.exec(c, o),
+        }
+    }
+}
+
+/// `--schema` of the MOPP commands (the same argument, its help in short).
+#[derive(Debug, Args)]
+pub struct MoppSchema {
+    /// Read with this schema instead of the selection rule.
+    #[arg(long, value_name = "DIR|NAME")]
+    schema: Option<PathBuf>,
+}
+
+/// `hk mopp query`.
+#[derive(Debug, Args)]
+pub struct MoppQuery {
+    /// The file.
+    file: PathBuf,
+    /// The box, in the space of the shape under the MOPP tree.
+    #[arg(
+        long,
+        value_name = "MINX,MINY,MINZ,MAXX,MAXY,MAXZ",
+        allow_hyphen_values = true
+    )]
+    aabb: String,
+    #[command(flatten)]
+    schema: MoppSchema,
+}
+
+impl Run for MoppQuery {
+    fn schema(&self) -> Option<&Path> {
+        self.schema.schema.as_deref()
+    }
+
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        collision::query(ctx, &self.file, &collision::parse_aabb(&self.aabb)?, o)
+    }
+}
+
+/// `hk mopp check`.
+#[derive(Debug, Args)]
+pub struct MoppCheck {
+    /// The file.
+    file: PathBuf,
+    #[command(flatten)]
+    schema: MoppSchema,
+}
+
+impl Run for MoppCheck {
+    fn schema(&self) -> Option<&Path> {
+        self.schema.schema.as_deref()
+    }
+
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        collision::check(ctx, &self.file, o)
+    }
+}
+
+/// `hk mopp bench`.
+#[derive(Debug, Args)]
+pub struct MoppBench {
+    /// The file.
+    file: PathBuf,
+    /// Queries to run.
+    #[arg(long, default_value_t = 100_000)]
+    queries: usize,
+    #[command(flatten)]
+    schema: MoppSchema,
+}
+
+impl Run for MoppBench {
+    fn schema(&self) -> Option<&Path> {
+        self.schema.schema.as_deref()
+    }
+
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        collision::bench(ctx, &self.file, self.queries, o)
+    }
+}
+
+/// `hk cm ...`.
+#[derive(Debug, Subcommand)]
+pub enum CmCmd {
+    /// A box hknpConvexPolytopeShape with retail mass, inertia and penetration values.
+    Box(CmBox),
+}
+
+impl CmCmd {
+    /// Runs the subcommand.
+    pub(super) fn exec(self, g: &Global, o: &mut Out<'_>) -> Result<Status> {
+        match self {
+            CmCmd::Box(c) => g.exec(c, o),
+        }
+    }
+}
+
+/// `hk cm box`.
+#[derive(Debug, Args)]
+pub struct CmBox {
+    /// Half extents X,Y,Z: positive finite numbers (id units).
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
+    half_extents: String,
+    /// The `.hkshape` to write.
+    #[arg(short, long)]
+    out: PathBuf,
+}
+
+impl Run for CmBox {
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        let half = hk_gen::cm::parse_half_extents(&self.half_extents)?;
+        hk_gen::cm::box_cmd(ctx, half, &self.out, o)
+    }
+}
