@@ -487,6 +487,10 @@ enum GenCmd {
         /// The hk checkout the crate depends on (default: the one hk was built from).
         #[arg(long)]
         hk_path: Option<PathBuf>,
+        /// Write the classes' code out as plain Rust (what `hk_derive::schema!` generates,
+        /// formatted) instead of the macro call; the crate then depends on hk-runtime alone.
+        #[arg(long)]
+        expand: bool,
     },
 }
 
@@ -588,9 +592,16 @@ fn run(cli: Cli, o: &mut Out<'_>) -> hk_gen::Result<Status> {
             out,
             schema,
             hk_path,
-        }) => {
-            hk_gen::generate::gen_crate(&ctx, &game, &out, schema.as_deref(), hk_path.as_deref(), o)
-        }
+            expand,
+        }) => hk_gen::generate::gen_crate(
+            &ctx,
+            &game,
+            &out,
+            schema.as_deref(),
+            hk_path.as_deref(),
+            expand,
+            o,
+        ),
         Command::Sample { out } => hk_gen::sample::run(&ctx, &out, o),
         Command::Cm(CmCmd::Box { half_extents, out }) => {
             let half = hk_gen::cm::parse_half_extents(&half_extents)?;

@@ -34,6 +34,7 @@ use crate::Status;
 
 mod speedup;
 use speedup::Speedup;
+mod traverse;
 
 /// How `hk bench` runs.
 #[derive(Clone, Debug)]
@@ -390,7 +391,7 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
             (
                 6,
                 pass(p, &typed, |i| {
-                    typed710::traverse_file(&i.bytes).unwrap_or_else(|_| fail())
+                    traverse::traverse_file(&i.bytes).unwrap_or_else(|_| fail())
                 }),
             ),
         ];
