@@ -24,7 +24,7 @@ fn ui() {
 #[test]
 fn expansion_matches_the_golden_file() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let schema = hk_runtime::Schema::load(&here.join("tests/ui/schemas/good"))
+    let schema = hk_runtime::Schema::load(here.join("tests/ui/schemas/good"))
         .unwrap_or_else(|d| panic!("{d}"));
     let items = hk_codegen::expand_schema(&schema, &["uiThing"], None)
         .unwrap_or_else(|e| panic!("{}", e.join("\n")));

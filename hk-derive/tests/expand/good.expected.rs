@@ -3,15 +3,15 @@
 
 /// The schema generation these classes come from.
 pub const GENERATION: &str = "ui-good";
-///Havok class `uiBase`, signature 0x45FB36A8.
+/// Havok class `uiBase`, signature 0x45FB36A8.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UiBase {
-    ///`uiBase.refCount`
+    /// `uiBase.refCount`
     pub ref_count: i32,
 }
 impl ::hk_runtime::typed::HkClass for UiBase {
     const NAME: &'static str = "uiBase";
-    const SIGNATURE: u32 = 1174091432u32;
+    const SIGNATURE: u32 = 0x45FB36A8;
     const VERSION: u32 = 0u32;
 }
 impl UiBase {
@@ -147,7 +147,7 @@ impl ::core::convert::TryFrom<&UiBase> for ::hk_runtime::graph::Object {
         ::hk_runtime::typed::convert::to_object(x, schema())
     }
 }
-///A zero-copy view of a `uiBase` in a parsed packfile.
+/// A zero-copy view of a `uiBase` in a parsed packfile.
 #[derive(Clone, Copy, Debug)]
 pub struct UiBaseView<'a>(pub ::hk_runtime::typed::Raw<'a>);
 impl<'a> UiBaseView<'a> {
@@ -163,7 +163,7 @@ impl<'a> UiBaseView<'a> {
         let size = <UiBase as ::hk_runtime::typed::Class>::SIZES[pf.rules().index()];
         ::hk_runtime::typed::Raw::new(pf, loc, size).map(Self)
     }
-    ///`uiBase.refCount`.
+    /// `uiBase.refCount`.
     #[inline]
     pub fn ref_count(&self) -> i32 {
         <i32 as ::hk_runtime::typed::ViewElem<
@@ -190,25 +190,25 @@ impl<'a> ::hk_runtime::typed::ViewElem<'a> for UiBaseView<'a> {
         Self(raw)
     }
 }
-///Havok class `uiThing`, signature 0x4DA82F76.
+/// Havok class `uiThing`, signature 0x4DA82F76.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UiThing {
-    ///`uiBase.refCount`
+    /// `uiBase.refCount`
     pub ref_count: i32,
-    ///`uiThing.kind`
+    /// `uiThing.kind`
     pub kind: ::hk_runtime::typed::Enum<UiThingKind, u8>,
-    ///`uiThing.name`
+    /// `uiThing.name`
     pub name: ::hk_runtime::typed::HkString,
-    ///`uiThing.position`
+    /// `uiThing.position`
     pub position: [f32; 4usize],
-    ///`uiThing.children`
+    /// `uiThing.children`
     pub children: ::std::vec::Vec<::hk_runtime::typed::Ref<UiThing>>,
-    ///`uiThing.type`
+    /// `uiThing.type`
     pub r#type: f32,
 }
 impl ::hk_runtime::typed::HkClass for UiThing {
     const NAME: &'static str = "uiThing";
-    const SIGNATURE: u32 = 1302867830u32;
+    const SIGNATURE: u32 = 0x4DA82F76;
     const VERSION: u32 = 2u32;
 }
 impl UiThing {
@@ -400,7 +400,7 @@ impl ::core::convert::TryFrom<&UiThing> for ::hk_runtime::graph::Object {
         ::hk_runtime::typed::convert::to_object(x, schema())
     }
 }
-///A zero-copy view of a `uiThing` in a parsed packfile.
+/// A zero-copy view of a `uiThing` in a parsed packfile.
 #[derive(Clone, Copy, Debug)]
 pub struct UiThingView<'a>(pub ::hk_runtime::typed::Raw<'a>);
 impl<'a> UiThingView<'a> {
@@ -416,14 +416,14 @@ impl<'a> UiThingView<'a> {
         let size = <UiThing as ::hk_runtime::typed::Class>::SIZES[pf.rules().index()];
         ::hk_runtime::typed::Raw::new(pf, loc, size).map(Self)
     }
-    ///`uiBase.refCount`.
+    /// `uiBase.refCount`.
     #[inline]
     pub fn ref_count(&self) -> i32 {
         <i32 as ::hk_runtime::typed::ViewElem<
             'a,
         >>::read_at(&self.0, UiThing::OFFSETS[self.0.ri()][0usize])
     }
-    ///`uiThing.kind`.
+    /// `uiThing.kind`.
     #[inline]
     pub fn kind(&self) -> ::hk_runtime::typed::Enum<UiThingKind, u8> {
         <::hk_runtime::typed::Enum<
@@ -433,19 +433,19 @@ impl<'a> UiThingView<'a> {
             'a,
         >>::read_at(&self.0, UiThing::OFFSETS[self.0.ri()][1usize])
     }
-    ///`uiThing.name`.
+    /// `uiThing.name`.
     #[inline]
     pub fn name(&self) -> ::hk_runtime::Result<::core::option::Option<&'a [u8]>> {
         self.0.string(UiThing::OFFSETS[self.0.ri()][2usize])
     }
-    ///`uiThing.position`.
+    /// `uiThing.position`.
     #[inline]
     pub fn position(&self) -> [f32; 4usize] {
         <[f32; 4usize] as ::hk_runtime::typed::ViewElem<
             'a,
         >>::read_at(&self.0, UiThing::OFFSETS[self.0.ri()][3usize])
     }
-    ///`uiThing.children`.
+    /// `uiThing.children`.
     #[inline]
     pub fn children(
         &self,
@@ -458,7 +458,7 @@ impl<'a> UiThingView<'a> {
                 ::hk_runtime::schema::ArrayKind::Array,
             )
     }
-    ///`uiThing.type`.
+    /// `uiThing.type`.
     #[inline]
     pub fn r#type(&self) -> f32 {
         <f32 as ::hk_runtime::typed::ViewElem<
@@ -485,12 +485,12 @@ impl<'a> ::hk_runtime::typed::ViewElem<'a> for UiThingView<'a> {
         Self(raw)
     }
 }
-///`uiThing::Kind` (2 items).
+/// `uiThing::Kind` (2 items).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum UiThingKind {
-    ///`KIND_NONE` = 0
+    /// `KIND_NONE` = 0
     KindNone,
-    ///`KIND_BOX` = 1
+    /// `KIND_BOX` = 1
     KindBox,
     /// A value the schema does not name.
     Other(i64),

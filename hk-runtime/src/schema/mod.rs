@@ -33,6 +33,7 @@ pub use diagnostic::{Diagnostic, Diagnostics, LineIndex};
 pub use layout::{ClassLayout, Layouts, MemberLayout};
 pub use plan::{ClassPlan, Elem, MemberPlan, Op};
 pub use shape::{ArrayKind, Shape};
+#[cfg(feature = "load")]
 pub use spanned::MAX_SCHEMA_FILE;
 
 use crate::error::{Error, Result};

@@ -12,11 +12,11 @@ pub fn decl(m: &Model<'_>) -> TokenStream {
     let ty = &m.ty;
     let fields = m.fields.iter().map(|f| {
         let (id, t) = (&f.ident, &f.ty);
-        let d = format!("`{}.{}`", f.owner, f.name);
+        let d = format!(" `{}.{}`", f.owner, f.name);
         quote!(#[doc = #d] pub #id: #t,)
     });
     let doc = format!(
-        "Havok class `{}`, signature 0x{:08X}{}.",
+        " Havok class `{}`, signature 0x{:08X}{}.",
         m.class.name,
         m.signature,
         if m.pinned {
@@ -38,7 +38,12 @@ pub fn decl(m: &Model<'_>) -> TokenStream {
 pub fn hk_class(p: &Paths, m: &Model<'_>, generics: Option<&syn::Generics>) -> TokenStream {
     let rt = p.typed();
     let ty = &m.ty;
-    let (name, sig, version) = (m.class.name.as_str(), m.signature, m.class.version);
+    let (name, version) = (m.class.name.as_str(), m.class.version);
+    // In hex, as the class docs and Havok's tools write signatures.
+    let sig = syn::LitInt::new(
+        &format!("0x{:08X}", m.signature),
+        proc_macro2::Span::call_site(),
+    );
     let (ig, tg, wc) = match generics {
         Some(g) => {
             let (i, t, w) = g.split_for_impl();

@@ -11,7 +11,7 @@ use super::{names, Paths};
 pub fn expand(p: &Paths, class: &str, e: &Enum) -> TokenStream {
     let rt = p.typed();
     let ty = names::enum_type(class, &e.name);
-    let doc = format!("`{class}::{}` ({} items).", e.name, e.items.len());
+    let doc = format!(" `{class}::{}` ({} items).", e.name, e.items.len());
     let mut seen: Vec<String> = Vec::new();
     let mut variants = Vec::new();
     for i in &e.items {
@@ -27,7 +27,7 @@ pub fn expand(p: &Paths, class: &str, e: &Enum) -> TokenStream {
         ));
     }
     let decl = variants.iter().map(|(v, val, n)| {
-        let d = format!("`{n}` = {val}");
+        let d = format!(" `{n}` = {val}");
         quote!(#[doc = #d] #v,)
     });
     let to = variants.iter().map(|(v, val, _)| quote!(Self::#v => #val,));

@@ -24,7 +24,7 @@ pub fn class(p: &Paths, m: &Model<'_>) -> TokenStream {
         if RESERVED.contains(&name.to_string().as_str()) {
             name = format_ident!("{}_", name);
         }
-        let doc = format!("`{}.{}`.", f.owner, f.name);
+        let doc = format!(" `{}.{}`.", f.owner, f.name);
         let off = quote!(#ty::OFFSETS[self.0.ri()][#i]);
         let (ret, body) = match &f.access {
             Access::Void | Access::Unsupported => continue,
@@ -72,7 +72,7 @@ pub fn class(p: &Paths, m: &Model<'_>) -> TokenStream {
         });
     }
     let doc = format!(
-        "A zero-copy view of a `{}` in a parsed packfile.",
+        " A zero-copy view of a `{}` in a parsed packfile.",
         m.class.name
     );
     quote! {
