@@ -133,7 +133,10 @@ fn expanded_crate(profile: &str, scratch: &Path) -> PathBuf {
         hk(&["gen", "crate", "--game", profile, "--out", out, "--expand"]).trim()
     );
     let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
-    assert!(!lib.contains("schema!("), "src/lib.rs still calls the macro");
+    assert!(
+        !lib.contains("schema!("),
+        "src/lib.rs still calls the macro"
+    );
     assert!(
         lib.contains("pub struct HkaSkeleton {"),
         "no HkaSkeleton struct"
