@@ -1,7 +1,8 @@
 //! `hk gen crate`: every shipped profile whose schema exists generates a crate that builds
 //! offline against this workspace, and its generated types take the profile's corpus files
-//! (or its samples) back to the same bytes. A new version goes the same way from a schema
-//! extracted out of a file's own metadata.
+//! (or its samples) back to the same bytes; `--expand` writes the same classes as plain
+//! Rust, which builds without hk-derive and takes the same files back. A new version goes
+//! the same way from a schema extracted out of a file's own metadata.
 //!
 //! The crates build offline from the lock file they carry, in one target folder shared
 //! by the tests (`gen-crates` under `$CARGO_TARGET_DIR`, else the checkout's `target/`).
@@ -107,16 +108,42 @@ fn shipped_profiles_generate_build_and_round_trip() {
                 .collect(),
         };
         assert!(!files.is_empty(), "{profile}: no files to round-trip");
+        let all = format!(
+            "{0}/{0} byte-identical through the {profile} types",
+            files.len()
+        );
         let line = run(&bin, &files);
         println!("{profile}: {line}");
-        assert_eq!(
-            line,
-            format!(
-                "{0}/{0} byte-identical through the {profile} types",
-                files.len()
-            )
-        );
+        assert_eq!(line, all);
+        if profile == "havok-demo-710" {
+            let line = run(&build(&expanded_crate(profile, &scratch)), &files);
+            println!("{profile} (expanded): {line}");
+            assert_eq!(line, all);
+        }
     }
+}
+
+/// `hk gen crate --expand` for `profile` under `scratch`: plain Rust in `src/lib.rs` (no
+/// macro call) and no hk-derive dependency; the crate folder.
+fn expanded_crate(profile: &str, scratch: &Path) -> PathBuf {
+    let dir = scratch.join("expanded");
+    let out = dir.to_str().unwrap();
+    println!(
+        "{}",
+        hk(&["gen", "crate", "--game", profile, "--out", out, "--expand"]).trim()
+    );
+    let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+    assert!(
+        !lib.contains("schema!("),
+        "src/lib.rs still calls the macro"
+    );
+    assert!(
+        lib.contains("pub struct HkaSkeleton {"),
+        "no HkaSkeleton struct"
+    );
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(!manifest.contains("hk-derive"), "{manifest}");
+    dir
 }
 
 /// Havok 5.5's skeleton file describes its own classes: extract them as a schema and

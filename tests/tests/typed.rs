@@ -111,7 +111,9 @@ fn havoklib_710_through_derived_codecs() {
         } else {
             eprintln!("{}: typed write differs", f.display());
         }
-        h710::traverse_file(d).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let pf = Packfile::parse(d).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        hk_runtime::typed::view::traverse_packfile::<h710::AnyView<'_>>(&pf)
+            .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         typed.push(t);
     }
     assert_eq!(

@@ -36,6 +36,7 @@ mod report;
 mod speedup;
 use report::Report;
 use speedup::Speedup;
+mod traverse;
 
 /// How `hk bench` runs.
 #[derive(Clone, Debug)]
@@ -455,7 +456,7 @@ impl Passes<'_> {
                 |t| t.write().map_or_else(|_| self.fail(), |b| b.len() as u64),
             ),
             pass(p, typed, |i| {
-                typed710::traverse_file(&i.bytes).unwrap_or_else(|_| self.fail())
+                traverse::traverse_file(&i.bytes).unwrap_or_else(|_| self.fail())
             }),
         ]
     }

@@ -303,6 +303,10 @@ pub struct GenCrate {
     /// The hk checkout the crate depends on (default: the one hk was built from).
     #[arg(long)]
     hk_path: Option<PathBuf>,
+    /// Write the classes' code out as plain Rust (what `hk_derive::schema!` generates,
+    /// formatted) instead of the macro call; the crate then depends on hk-runtime alone.
+    #[arg(long)]
+    expand: bool,
 }
 
 impl Run for GenCrate {
@@ -312,7 +316,7 @@ impl Run for GenCrate {
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         let (schema, hk_path) = (self.schema.as_deref(), self.hk_path.as_deref());
-        generate::gen_crate(ctx, &self.game, &self.out, schema, hk_path, o)
+        generate::gen_crate(ctx, &self.game, &self.out, schema, hk_path, self.expand, o)
     }
 }
 

@@ -1,5 +1,5 @@
 use hk_runtime::graph::ObjectId;
-use hk_runtime::packfile::PackfileInfo;
+use hk_runtime::packfile::{Packfile, PackfileInfo};
 use hk_runtime::typed::{Class, Enum, HkClass, HkString, TypedFile};
 
 hk_derive::schema!(path = "hk-derive/tests/ui/schemas/good", classes = ["uiThing"]);
@@ -29,5 +29,6 @@ fn main() {
     let again = decode_file(&bytes).unwrap();
     assert_eq!(again.objects, file.objects);
     assert_eq!(write_file(&again).unwrap(), bytes);
-    assert!(traverse_file(&bytes).is_ok());
+    let pf = Packfile::parse(&bytes).unwrap();
+    assert!(hk_runtime::typed::view::traverse_packfile::<AnyView<'_>>(&pf).is_ok());
 }

@@ -1,19 +1,22 @@
 //! Zero-copy views: `XxxView<'a>` reads one member of an object of a parsed packfile at its
 //! compile-time offset, without allocating; `traverse` reads every member (recursing into
 //! structs and array elements, not following pointers). `AnyView` is a view of any
-//! generated class. All `#[inline]`: a crate that never views does not compile them.
+//! generated class (`hk_runtime::typed::view::traverse_packfile` walks a whole file with
+//! it). All `#[inline]`: a crate that never views does not compile them.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::Paths;
 use crate::internals::model::{Access, Model};
 
 /// Method names a view has besides its accessors.
 const RESERVED: &[&str] = &["new", "traverse", "raw"];
 
 /// The view type of `m`, its accessors and its traversal.
-pub fn class(m: &Model<'_>) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+pub fn class(p: &Paths, m: &Model<'_>) -> TokenStream {
+    let rt = p.typed();
+    let (result, packfile) = (p.result(), p.packfile());
     let (ty, view) = (&m.ty, &m.view);
     let mut accessors = Vec::new();
     for (i, f) in m.fields.iter().enumerate() {
@@ -21,7 +24,7 @@ pub fn class(m: &Model<'_>) -> TokenStream {
         if RESERVED.contains(&name.to_string().as_str()) {
             name = format_ident!("{}_", name);
         }
-        let doc = format!("`{}.{}`.", f.owner, f.name);
+        let doc = format!(" `{}.{}`.", f.owner, f.name);
         let off = quote!(#ty::OFFSETS[self.0.ri()][#i]);
         let (ret, body) = match &f.access {
             Access::Void | Access::Unsupported => continue,
@@ -30,11 +33,11 @@ pub fn class(m: &Model<'_>) -> TokenStream {
                 quote!(<#view as #rt::ViewElem<'a>>::read_at(&self.0, #off)),
             ),
             Access::Str => (
-                quote!(::hk_runtime::Result<::core::option::Option<&'a [u8]>>),
+                quote!(#result<::core::option::Option<&'a [u8]>>),
                 quote!(self.0.string(#off)),
             ),
             Access::Ptr => (
-                quote!(::hk_runtime::Result<::core::option::Option<AnyView<'a>>>),
+                quote!(#result<::core::option::Option<AnyView<'a>>>),
                 quote!(self.0.ptr(#off)),
             ),
             Access::Variant => (
@@ -46,9 +49,9 @@ pub fn class(m: &Model<'_>) -> TokenStream {
                 quote!(<#view<'a> as #rt::ViewElem<'a>>::read_at(&self.0, #off)),
             ),
             Access::Array { kind, elem } => {
-                let k = super::kind(*kind);
+                let k = super::kind(p, *kind);
                 (
-                    quote!(::hk_runtime::Result<#rt::ArrayView<'a, #elem>>),
+                    quote!(#result<#rt::ArrayView<'a, #elem>>),
                     quote!(self.0.array(#off, #k)),
                 )
             }
@@ -69,7 +72,7 @@ pub fn class(m: &Model<'_>) -> TokenStream {
         });
     }
     let doc = format!(
-        "A zero-copy view of a `{}` in a parsed packfile.",
+        " A zero-copy view of a `{}` in a parsed packfile.",
         m.class.name
     );
     quote! {
@@ -83,9 +86,9 @@ pub fn class(m: &Model<'_>) -> TokenStream {
             /// A body that runs past its section.
             #[inline]
             pub fn new(
-                pf: &'a ::hk_runtime::packfile::Packfile<'a>,
-                loc: ::hk_runtime::packfile::Loc,
-            ) -> ::hk_runtime::Result<Self> {
+                pf: &'a #packfile::Packfile<'a>,
+                loc: #packfile::Loc,
+            ) -> #result<Self> {
                 let size = <#ty as #rt::Class>::SIZES[pf.rules().index()];
                 #rt::Raw::new(pf, loc, size).map(Self)
             }
@@ -96,7 +99,7 @@ pub fn class(m: &Model<'_>) -> TokenStream {
             /// # Errors
             /// A string, array or element that does not read.
             #[inline]
-            pub fn traverse(&self, acc: &mut u64) -> ::hk_runtime::Result<()> {
+            pub fn traverse(&self, acc: &mut u64) -> #result<()> {
                 #rt::view::traverse(&self.0, &__hk_shapes::#ty, acc)
             }
         }
@@ -115,8 +118,8 @@ pub fn class(m: &Model<'_>) -> TokenStream {
 
 /// The module of traversal shapes, one static per class (statics, so that shapes of
 /// classes that hold each other in arrays may name each other).
-pub fn shapes(models: &[Model<'_>]) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+pub fn shapes(p: &Paths, models: &[Model<'_>]) -> TokenStream {
+    let rt = p.typed();
     let statics = models.iter().map(|m| {
         let ty = &m.ty;
         let steps = m.fields.iter().map(|f| &f.step);
@@ -139,9 +142,10 @@ pub fn shapes(models: &[Model<'_>]) -> TokenStream {
     }
 }
 
-/// `AnyView`: a view of any generated class, and the traversal entry points.
-pub fn any(models: &[Model<'_>]) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+/// `AnyView`: a view of any generated class.
+pub fn any(p: &Paths, models: &[Model<'_>]) -> TokenStream {
+    let rt = p.typed();
+    let (result, packfile) = (p.result(), p.packfile());
     let variants: Vec<_> = models.iter().map(|m| &m.ty).collect();
     let views: Vec<_> = models.iter().map(|m| &m.view).collect();
     let names: Vec<&str> = models.iter().map(|m| m.class.name.as_str()).collect();
@@ -155,7 +159,7 @@ pub fn any(models: &[Model<'_>]) -> TokenStream {
             )*
             /// An object of a class not generated here, or a place inside an object (an
             /// array element an interior pointer names).
-            Other(::hk_runtime::packfile::Loc),
+            Other(#packfile::Loc),
         }
         impl<'a> AnyView<'a> {
             /// Reads every member of the object (pointers not followed).
@@ -163,7 +167,7 @@ pub fn any(models: &[Model<'_>]) -> TokenStream {
             /// # Errors
             /// A string, array or element that does not read.
             #[inline]
-            pub fn traverse(&self, acc: &mut u64) -> ::hk_runtime::Result<()> {
+            pub fn traverse(&self, acc: &mut u64) -> #result<()> {
                 match self {
                     #(Self::#variants(v) => v.traverse(acc),)*
                     Self::Other(_) => ::core::result::Result::Ok(()),
@@ -173,9 +177,9 @@ pub fn any(models: &[Model<'_>]) -> TokenStream {
         impl<'a> #rt::AnyViewClass<'a> for AnyView<'a> {
             #[inline]
             fn at(
-                pf: &'a ::hk_runtime::packfile::Packfile<'a>,
-                loc: ::hk_runtime::packfile::Loc,
-            ) -> ::hk_runtime::Result<Self> {
+                pf: &'a #packfile::Packfile<'a>,
+                loc: #packfile::Loc,
+            ) -> #result<Self> {
                 let name = pf
                     .object_at(loc)
                     .and_then(|i| pf.object_table().get(i))
@@ -195,26 +199,6 @@ pub fn any(models: &[Model<'_>]) -> TokenStream {
                     _ => ::core::option::Option::None,
                 }
             }
-        }
-        /// Parses a packfile and reads every member of every object through the views
-        /// (pointers not followed, so each object once), returning a checksum of what was
-        /// read. Allocates nothing per member.
-        ///
-        /// # Errors
-        /// A malformed file, an object of a class not generated here, or data that does not
-        /// read.
-        #[inline]
-        pub fn traverse_file(bytes: &[u8]) -> ::hk_runtime::Result<u64> {
-            let pf = ::hk_runtime::packfile::Packfile::parse(bytes)?;
-            #rt::view::traverse_packfile::<AnyView<'_>>(&pf)
-        }
-        /// As [`traverse_file`], over a parsed packfile.
-        ///
-        /// # Errors
-        /// As [`traverse_file`].
-        #[inline]
-        pub fn traverse_packfile<'a>(pf: &'a ::hk_runtime::packfile::Packfile<'a>) -> ::hk_runtime::Result<u64> {
-            #rt::view::traverse_packfile::<AnyView<'a>>(pf)
         }
     }
 }

@@ -5,12 +5,14 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::Paths;
 use crate::internals::model::Model;
 
 /// `encode_members` and (for a class that can hold pointers) `each_ptr` of the `Class`
 /// impl.
-pub fn class_items(m: &Model<'_>) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+pub fn class_items(p: &Paths, m: &Model<'_>) -> TokenStream {
+    let rt = p.typed();
+    let (result, graph) = (p.result(), p.graph());
     let n = m.fields.len();
     let fields = m.fields.iter().map(|f| {
         let id = &f.ident;
@@ -22,7 +24,7 @@ pub fn class_items(m: &Model<'_>) -> TokenStream {
     });
     let each = m.ptrs.then(|| {
         quote! {
-            fn each_ptr(&self, f: &mut dyn ::core::ops::FnMut(&::hk_runtime::graph::Ptr)) {
+            fn each_ptr(&self, f: &mut dyn ::core::ops::FnMut(&#graph::Ptr)) {
                 #(#ptrs)*
             }
         }
@@ -34,7 +36,7 @@ pub fn class_items(m: &Model<'_>) -> TokenStream {
             w: &mut #rt::Out<'_, 'm>,
             base: u32,
             ri: usize,
-        ) -> ::hk_runtime::Result<()> {
+        ) -> #result<()> {
             let f: [&'m dyn #rt::Field; #n] = [#(#fields),*];
             #rt::write::fields(
                 w,

@@ -6,11 +6,14 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::Paths;
 use crate::internals::model::Model;
 
 /// `to_values`, `set_values` and `check_schema_in` of the `Class` impl.
-pub fn class_items(m: &Model<'_>) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+pub fn class_items(p: &Paths, m: &Model<'_>) -> TokenStream {
+    let rt = p.typed();
+    let (result, graph, schema) = (p.result(), p.graph(), p.schema());
+    let class_id = p.class_id();
     let n = m.fields.len();
     let refs = m.fields.iter().map(|f| {
         let id = &f.ident;
@@ -26,13 +29,13 @@ pub fn class_items(m: &Model<'_>) -> TokenStream {
         .map(|t| quote!(<#t as #rt::Class>::check_schema_in(schema, seen)?;));
     quote! {
         #[inline]
-        fn to_values(&self) -> ::hk_runtime::Result<::std::vec::Vec<::hk_runtime::graph::Value>> {
+        fn to_values(&self) -> #result<::std::vec::Vec<#graph::Value>> {
             let f: [&dyn #rt::ValueField; #n] = [#(#refs),*];
             #rt::convert::values(<Self as #rt::Class>::MEMBERS, &f)
         }
         #[inline]
         #[allow(unused_mut)]
-        fn set_values(&mut self, values: &[::hk_runtime::graph::Value]) -> ::hk_runtime::Result<()> {
+        fn set_values(&mut self, values: &[#graph::Value]) -> #result<()> {
             let mut f: [&mut dyn #rt::ValueField; #n] = [#(#muts),*];
             #rt::convert::take(
                 <Self as #rt::HkClass>::NAME,
@@ -43,9 +46,9 @@ pub fn class_items(m: &Model<'_>) -> TokenStream {
         }
         #[inline]
         fn check_schema_in(
-            schema: &::hk_runtime::Schema,
+            schema: &#schema,
             seen: &mut ::std::vec::Vec<&'static str>,
-        ) -> ::hk_runtime::Result<::hk_runtime::schema::ClassId> {
+        ) -> #result<#class_id> {
             let (id, new) = #rt::convert::check_class(
                 schema,
                 <Self as #rt::HkClass>::NAME,
@@ -62,15 +65,16 @@ pub fn class_items(m: &Model<'_>) -> TokenStream {
 
 /// `TryFrom` between the class and graph objects; `embedded`: also from the class to an
 /// object of the module's embedded schema.
-pub fn try_from(m: &Model<'_>, embedded: bool) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+pub fn try_from(p: &Paths, m: &Model<'_>, embedded: bool) -> TokenStream {
+    let rt = p.typed();
+    let (result, error, graph) = (p.result(), p.error(), p.graph());
     let ty = &m.ty;
     let to = embedded.then(|| {
         quote! {
-            impl ::core::convert::TryFrom<&#ty> for ::hk_runtime::graph::Object {
-                type Error = ::hk_runtime::Error;
+            impl ::core::convert::TryFrom<&#ty> for #graph::Object {
+                type Error = #error;
                 #[inline]
-                fn try_from(x: &#ty) -> ::hk_runtime::Result<Self> {
+                fn try_from(x: &#ty) -> #result<Self> {
                     #rt::convert::to_object(x, schema())
                 }
             }
@@ -78,9 +82,9 @@ pub fn try_from(m: &Model<'_>, embedded: bool) -> TokenStream {
     });
     quote! {
         impl ::core::convert::TryFrom<#rt::GraphObject<'_>> for #ty {
-            type Error = ::hk_runtime::Error;
+            type Error = #error;
             #[inline]
-            fn try_from(o: #rt::GraphObject<'_>) -> ::hk_runtime::Result<Self> {
+            fn try_from(o: #rt::GraphObject<'_>) -> #result<Self> {
                 #rt::convert::from_object(o)
             }
         }

@@ -6,12 +6,14 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::Paths;
 use crate::internals::model::Model;
 
 /// `decode_fields` and (for a class that can hold pointers) `slot_mut` of the `Class`
 /// impl.
-pub fn class_items(m: &Model<'_>) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+pub fn class_items(p: &Paths, m: &Model<'_>) -> TokenStream {
+    let rt = p.typed();
+    let (result, graph, packfile) = (p.result(), p.graph(), p.packfile());
     let n = m.fields.len();
     let fields = m.fields.iter().map(|f| {
         let id = &f.ident;
@@ -31,10 +33,10 @@ pub fn class_items(m: &Model<'_>) -> TokenStream {
         quote! {
             fn slot_mut(
                 &mut self,
-                path: &[::hk_runtime::graph::Seg],
+                path: &[#graph::Seg],
                 class: bool,
-            ) -> ::core::option::Option<&mut ::core::option::Option<::hk_runtime::graph::Ptr>> {
-                let (::hk_runtime::graph::Seg::Member(i), rest) = path.split_first()? else {
+            ) -> ::core::option::Option<&mut ::core::option::Option<#graph::Ptr>> {
+                let (#graph::Seg::Member(i), rest) = path.split_first()? else {
                     return ::core::option::Option::None;
                 };
                 match *i {
@@ -50,9 +52,9 @@ pub fn class_items(m: &Model<'_>) -> TokenStream {
             &mut self,
             d: &mut #rt::Decoder<'_, '_>,
             body: &[u8],
-            at: ::hk_runtime::packfile::Loc,
+            at: #packfile::Loc,
             depth: usize,
-        ) -> ::hk_runtime::Result<()> {
+        ) -> #result<()> {
             let mut f: [&mut dyn #rt::Field; #n] = [#(#fields),*];
             #rt::read::fields(
                 d,

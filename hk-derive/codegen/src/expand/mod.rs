@@ -1,8 +1,8 @@
 //! Code generation for `schema!`, split by concern: [`class`] (structs and the `Class` and
 //! `Member` impls), [`layout`] (offset, size and padding tables), [`read`] (decoders),
 //! [`write`] (encoders), [`convert`] (graph conversions), [`view`] (zero-copy views),
-//! [`enums`]; this module writes the module-level items (`AnyObject`, the embedded schema,
-//! `decode_file`).
+//! [`enums`], with every runtime path from [`paths`]; this module writes the module-level
+//! items (`AnyObject`, the embedded schema, `decode_file`).
 
 pub mod class;
 pub mod convert;
@@ -10,13 +10,16 @@ mod embed;
 mod enums;
 pub mod layout;
 pub mod names;
+pub mod paths;
 pub mod read;
 pub mod view;
 pub mod write;
 
+pub use paths::Paths;
+
 use std::collections::hash_map::{Entry, HashMap};
 
-use hk_runtime::schema::{ArrayKind, Class};
+use hk_runtime::schema::{ArrayKind, Class, Schema};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -31,7 +34,8 @@ const REFLECTION_CLASSES: [&str; 4] =
     ["hkClass", "hkClassMember", "hkClassEnum", "hkClassEnumItem"];
 
 /// The runtime's name for an array kind.
-pub fn kind(k: ArrayKind) -> TokenStream {
+pub fn kind(p: &Paths, k: ArrayKind) -> TokenStream {
+    let t = p.array_kind();
     let v = match k {
         ArrayKind::Array => quote!(Array),
         ArrayKind::Simple => quote!(Simple),
@@ -39,18 +43,19 @@ pub fn kind(k: ArrayKind) -> TokenStream {
         ArrayKind::Rel64 => quote!(Rel64),
         ArrayKind::RelView => quote!(RelView),
     };
-    quote!(::hk_runtime::schema::ArrayKind::#v)
+    quote!(#t::#v)
 }
 
-/// Expands `schema!(path = "...", classes = [...])`.
+/// Expands `schema!(path = "...", classes = [...], crate = "...")`: the module's items, and
+/// a constant per schema file so that the caller rebuilds when one changes.
 pub fn schema_macro(args: Args) -> syn::Result<TokenStream> {
     let cx = Ctxt::new();
-    let out = expand(&cx, args);
+    let out = expand_macro(&cx, args);
     cx.check()?;
     Ok(out.unwrap_or_default())
 }
 
-fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
+fn expand_macro(cx: &Ctxt, args: Args) -> Option<TokenStream> {
     let spec = Spec::from_args(cx, args, proc_macro2::Span::call_site())?;
     let (dir, schema) = schema::load(cx, &spec.path)?;
     let mut roots = Vec::new();
@@ -69,46 +74,66 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
         }
     }
     let root_refs: Vec<&str> = roots.iter().map(String::as_str).collect();
-    let closure = match schema.closure(&root_refs) {
+    let paths = Paths::new(spec.krate.as_ref());
+    let items = module(cx, spec.path.span(), &schema, &root_refs, &paths)?;
+    let files = schema::files(&dir, &schema);
+    Some(quote! {
+        #items
+        #(const _: &[u8] = ::core::include_bytes!(#files);)*
+    })
+}
+
+/// The items of a module of typed classes: one struct, codec and view per class of the
+/// closure of `roots` in `schema`, the enums they declare, `AnyObject`, `AnyView`, the
+/// embedded schema and the file functions; every runtime path from `p`. Errors are
+/// recorded in `cx` at `span`.
+pub fn module(
+    cx: &Ctxt,
+    span: proc_macro2::Span,
+    schema: &Schema,
+    roots: &[&str],
+    p: &Paths,
+) -> Option<TokenStream> {
+    let closure = match schema.closure(roots) {
         Ok(c) => c,
         Err(e) => {
-            cx.error(spec.path.span(), e);
+            cx.error(span, e);
             return None;
         }
     };
-    if !unique_types(cx, spec.path.span(), &closure) {
+    if !unique_types(cx, span, &closure) {
         return None;
     }
     let mut memo = PtrMemo::default();
     let mut models: Vec<Model<'_>> = Vec::new();
     let mut enums = Vec::new();
     for class in &closure {
-        let built = model::field_names(&schema, class)
+        let built = model::field_names(schema, class)
             .map_err(|e| vec![e])
-            .and_then(|idents| model::build(&schema, class, idents, &mut memo));
+            .and_then(|idents| model::build(p, schema, class, idents, &mut memo));
         match built {
             Ok(m) => models.push(m),
-            Err(errs) => errs.into_iter().for_each(|e| cx.error(spec.path.span(), e)),
+            Err(errs) => errs.into_iter().for_each(|e| cx.error(span, e)),
         }
         for e in &class.enums {
-            enums.push(enums::expand(&class.name, e));
+            enums.push(enums::expand(p, &class.name, e));
         }
     }
     let classes = models.iter().map(|m| {
         let decl = class::decl(m);
-        let hk = class::hk_class(m, None);
-        let codec = class::codec(m);
-        let conv = convert::try_from(m, true);
-        let view = view::class(m);
+        let hk = class::hk_class(p, m, None);
+        let codec = class::codec(p, m);
+        let conv = convert::try_from(p, m, true);
+        let view = view::class(p, m);
         quote!(#decl #hk #codec #conv #view)
     });
-    let any_object = any_object(&schema, &models);
-    let any_view = view::any(&models);
-    let shapes = view::shapes(&models);
-    let files = schema::files(&dir, &schema);
+    let any_object = any_object(p, schema, &models);
+    let any_view = view::any(p, &models);
+    let shapes = view::shapes(p, &models);
     let generation = schema.generation.name.as_str();
-    let (embed_items, build) = embed::tables(&schema);
-    let rt = quote!(::hk_runtime::typed);
+    let (embed_items, build) = embed::tables(p, schema);
+    let rt = p.typed();
+    let (result, schema_t) = (p.result(), p.schema());
     Some(quote! {
         /// The schema generation these classes come from.
         pub const GENERATION: &str = #generation;
@@ -118,7 +143,6 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
         #any_view
         #shapes
         #embed_items
-        #(const _: &[u8] = ::core::include_bytes!(#files);)*
         /// The schema these classes were generated from, compiled in as constant tables
         /// and built once, on first use (graph conversions use it; the typed codecs do
         /// not).
@@ -126,8 +150,8 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
         /// # Panics
         /// Never for a schema that compiled (the macro parsed the same text).
         #[inline]
-        pub fn schema() -> &'static ::std::sync::Arc<::hk_runtime::Schema> {
-            static SCHEMA: ::std::sync::OnceLock<::std::sync::Arc<::hk_runtime::Schema>> =
+        pub fn schema() -> &'static ::std::sync::Arc<#schema_t> {
+            static SCHEMA: ::std::sync::OnceLock<::std::sync::Arc<#schema_t>> =
                 ::std::sync::OnceLock::new();
             SCHEMA.get_or_init(|| match #build {
                 ::core::result::Result::Ok(s) => ::std::sync::Arc::new(s),
@@ -142,7 +166,7 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
         /// # Errors
         /// A malformed file (every invariant the dynamic reader checks), or an object of a
         /// class not generated here.
-        pub fn decode_file(bytes: &[u8]) -> ::hk_runtime::Result<#rt::TypedFile<AnyObject>> {
+        pub fn decode_file(bytes: &[u8]) -> #result<#rt::TypedFile<AnyObject>> {
             #rt::TypedFile::decode(bytes)
         }
         /// Writes a file of the generated classes with their derived encoders (as
@@ -151,13 +175,12 @@ fn expand(cx: &Ctxt, args: Args) -> Option<TokenStream> {
         /// # Errors
         /// A value that does not fit its member, a pointer to an object the file lacks, or
         /// anything the packfile write engine refuses.
-        pub fn write_file(file: &#rt::TypedFile<AnyObject>) -> ::hk_runtime::Result<::std::vec::Vec<u8>> {
+        pub fn write_file(file: &#rt::TypedFile<AnyObject>) -> #result<::std::vec::Vec<u8>> {
             file.write()
         }
     })
 }
 
-/// `AnyObject` and its `AnyClass` impl.
 /// Whether every Rust type the module defines has its own name: two schema names that
 /// give one (`uiPair::Item` and `uiPair_Item` both give `UiPairItem`) are refused, naming
 /// both.
@@ -202,8 +225,11 @@ fn unique_types(cx: &Ctxt, span: proc_macro2::Span, closure: &[&Class]) -> bool 
     ok
 }
 
-fn any_object(schema: &hk_runtime::Schema, models: &[Model<'_>]) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+/// `AnyObject` and its `AnyClass` impl.
+fn any_object(p: &Paths, schema: &Schema, models: &[Model<'_>]) -> TokenStream {
+    let rt = p.typed();
+    let (result, error, graph, schema_t) = (p.result(), p.error(), p.graph(), p.schema());
+    let convert_error = p.convert_error();
     let tys: Vec<_> = models.iter().map(|m| &m.ty).collect();
     let names: Vec<&str> = models.iter().map(|m| m.class.name.as_str()).collect();
     let mut sig_names: Vec<&str> = names.clone();
@@ -260,21 +286,21 @@ fn any_object(schema: &hk_runtime::Schema, models: &[Model<'_>]) -> TokenStream 
                     #(Self::#tys(_) => <#tys as #rt::Class>::SIZES[ri],)*
                 }
             }
-            fn encode<'m>(&'m self, w: &mut #rt::Out<'_, 'm>, ri: usize) -> ::hk_runtime::Result<()> {
+            fn encode<'m>(&'m self, w: &mut #rt::Out<'_, 'm>, ri: usize) -> #result<()> {
                 match self {
                     #(Self::#tys(x) => #rt::Class::encode_members(x, w, 0, ri),)*
                 }
             }
             fn slot_mut(
                 &mut self,
-                path: &[::hk_runtime::graph::Seg],
+                path: &[#graph::Seg],
                 class: bool,
-            ) -> ::core::option::Option<&mut ::core::option::Option<::hk_runtime::graph::Ptr>> {
+            ) -> ::core::option::Option<&mut ::core::option::Option<#graph::Ptr>> {
                 match self {
                     #(Self::#tys(x) => #rt::Class::slot_mut(x, path, class),)*
                 }
             }
-            fn each_ptr(&self, f: &mut dyn ::core::ops::FnMut(&::hk_runtime::graph::Ptr)) {
+            fn each_ptr(&self, f: &mut dyn ::core::ops::FnMut(&#graph::Ptr)) {
                 match self {
                     #(Self::#tys(x) => #rt::Class::each_ptr(x, f),)*
                 }
@@ -291,36 +317,36 @@ fn any_object(schema: &hk_runtime::Schema, models: &[Model<'_>]) -> TokenStream 
                 }
             }
             #[inline]
-            fn to_object(&self, schema: &::hk_runtime::Schema) -> ::hk_runtime::Result<::hk_runtime::graph::Object> {
+            fn to_object(&self, schema: &#schema_t) -> #result<#graph::Object> {
                 match self {
                     #(Self::#tys(x) => #rt::convert::to_object(x, schema),)*
                 }
             }
             #[inline]
             fn from_object(
-                schema: &::hk_runtime::Schema,
-                o: &::hk_runtime::graph::Object,
-            ) -> ::hk_runtime::Result<Self> {
+                schema: &#schema_t,
+                o: &#graph::Object,
+            ) -> #result<Self> {
                 let g = #rt::GraphObject { schema, object: o };
                 match schema.name_of(o.class) {
                     #(#names => #rt::convert::from_object::<#tys>(g).map(Self::#tys),)*
-                    other => ::core::result::Result::Err(::hk_runtime::Error::convert(
-                        ::hk_runtime::error::ConvertError::Class(::std::string::ToString::to_string(other)),
+                    other => ::core::result::Result::Err(#error::convert(
+                        #convert_error::Class(::std::string::ToString::to_string(other)),
                     )),
                 }
             }
         }
         impl ::core::convert::TryFrom<#rt::GraphObject<'_>> for AnyObject {
-            type Error = ::hk_runtime::Error;
+            type Error = #error;
             #[inline]
-            fn try_from(o: #rt::GraphObject<'_>) -> ::hk_runtime::Result<Self> {
+            fn try_from(o: #rt::GraphObject<'_>) -> #result<Self> {
                 <Self as #rt::AnyClass>::from_object(o.schema, o.object)
             }
         }
-        impl ::core::convert::TryFrom<&AnyObject> for ::hk_runtime::graph::Object {
-            type Error = ::hk_runtime::Error;
+        impl ::core::convert::TryFrom<&AnyObject> for #graph::Object {
+            type Error = #error;
             #[inline]
-            fn try_from(x: &AnyObject) -> ::hk_runtime::Result<Self> {
+            fn try_from(x: &AnyObject) -> #result<Self> {
                 <AnyObject as #rt::AnyClass>::to_object(x, schema())
             }
         }

@@ -5,12 +5,13 @@ use hk_runtime::schema::Enum;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::names;
+use super::{names, Paths};
 
 /// The Rust enum of enum `e` declared by `class`, with its `HkEnum` impl.
-pub fn expand(class: &str, e: &Enum) -> TokenStream {
+pub fn expand(p: &Paths, class: &str, e: &Enum) -> TokenStream {
+    let rt = p.typed();
     let ty = names::enum_type(class, &e.name);
-    let doc = format!("`{class}::{}` ({} items).", e.name, e.items.len());
+    let doc = format!(" `{class}::{}` ({} items).", e.name, e.items.len());
     let mut seen: Vec<String> = Vec::new();
     let mut variants = Vec::new();
     for i in &e.items {
@@ -26,7 +27,7 @@ pub fn expand(class: &str, e: &Enum) -> TokenStream {
         ));
     }
     let decl = variants.iter().map(|(v, val, n)| {
-        let d = format!("`{n}` = {val}");
+        let d = format!(" `{n}` = {val}");
         quote!(#[doc = #d] #v,)
     });
     let to = variants.iter().map(|(v, val, _)| quote!(Self::#v => #val,));
@@ -65,7 +66,7 @@ pub fn expand(class: &str, e: &Enum) -> TokenStream {
                 }
             }
         }
-        impl ::hk_runtime::typed::HkEnum for #ty {
+        impl #rt::HkEnum for #ty {
             fn from_i64(v: i64) -> Self {
                 Self::from_value(v)
             }

@@ -11,14 +11,15 @@
 //! a struct without generics, the codec (`Class` and `Member`: layout tables, decoder,
 //! encoder, graph conversion) with the fields in flattened member order; each field's type
 //! must be a member type of `hk_runtime::typed` fitting its member, and the struct must
-//! implement `Default` (decoding fills a default value in place).
+//! implement `Default` (decoding fills a default value in place). `crate = "..."` names the
+//! runtime crate when it is not `::hk_runtime`.
 
 use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, LitStr};
 
-use crate::expand::{class, convert};
+use crate::expand::{class, convert, Paths};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::model::{self, PtrMemo};
 
@@ -33,14 +34,19 @@ pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
 fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     let mut schema_path: Option<LitStr> = None;
     let mut class: Option<LitStr> = None;
+    let mut krate: Option<LitStr> = None;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("hk")) {
         let r = attr.parse_nested_meta(|meta| {
             let slot = if meta.path.is_ident("schema") {
                 &mut schema_path
             } else if meta.path.is_ident("class") {
                 &mut class
+            } else if meta.path.is_ident("crate") {
+                &mut krate
             } else {
-                return Err(meta.error("unknown hk attribute; expected `schema` or `class`"));
+                return Err(
+                    meta.error("unknown hk attribute; expected `schema`, `class` or `crate`")
+                );
             };
             let v: LitStr = meta.value()?.parse()?;
             if slot.replace(v).is_some() {
@@ -72,6 +78,13 @@ fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
             "missing #[hk(schema = \"...\", class = \"...\")]",
         );
         return None;
+    };
+    let paths = match krate.map(|k| k.parse::<syn::Path>()).transpose() {
+        Ok(k) => Paths::new(k.as_ref()),
+        Err(e) => {
+            cx.error(e.span(), format!("`crate` is not a path: {e}"));
+            return None;
+        }
     };
     let (_, schema) = crate::internals::schema::load(cx, &schema_path)?;
     let name = class_lit.value();
@@ -134,7 +147,13 @@ fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
                 .and_then(|f| f.ident.clone())
         })
         .collect();
-    let mut m = match model::build(&schema, schema_class, idents, &mut PtrMemo::default()) {
+    let mut m = match model::build(
+        &paths,
+        &schema,
+        schema_class,
+        idents,
+        &mut PtrMemo::default(),
+    ) {
         Ok(m) => m,
         Err(errs) => {
             errs.into_iter().for_each(|e| cx.error(class_lit.span(), e));
@@ -145,11 +164,11 @@ fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
     // The struct members' types are the user's: only this class is checked against a
     // graph's schema.
     m.structs.clear();
-    let hk = class::hk_class(&m, Some(&input.generics));
+    let hk = class::hk_class(&paths, &m, Some(&input.generics));
     if !input.generics.params.is_empty() {
         return Some(hk);
     }
-    let codec = class::codec(&m);
-    let conv = convert::try_from(&m, false);
+    let codec = class::codec(&paths, &m);
+    let conv = convert::try_from(&paths, &m, false);
     Some(quote!(#hk #codec #conv))
 }

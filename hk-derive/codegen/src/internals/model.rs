@@ -10,7 +10,7 @@ use hk_runtime::types::TypeKind;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use crate::expand::names;
+use crate::expand::{names, Paths};
 
 /// How a member is read, written and viewed.
 pub enum Access {
@@ -157,8 +157,9 @@ struct Typed {
 }
 
 /// The traversal step of a value of `shape` (see `hk_runtime::typed::Step`).
-fn step(schema: &Schema, shape: &Shape) -> TokenStream {
-    let st = quote!(::hk_runtime::typed::Step);
+fn step(p: &Paths, schema: &Schema, shape: &Shape) -> TokenStream {
+    let rt = p.typed();
+    let st = quote!(#rt::Step);
     let words = |width: u8, count: u8| quote!(#st::Words { width: #width, count: #count });
     match shape {
         Shape::Void => quote!(#st::Void),
@@ -180,8 +181,8 @@ fn step(schema: &Schema, shape: &Shape) -> TokenStream {
                 quote!(#st::Unsupported)
             }
             inner => {
-                let k = crate::expand::kind(*kind);
-                let e = step(schema, inner);
+                let k = crate::expand::kind(p, *kind);
+                let e = step(p, schema, inner);
                 quote!(#st::Array(#k, &#e))
             }
         },
@@ -190,7 +191,7 @@ fn step(schema: &Schema, shape: &Shape) -> TokenStream {
                 quote!(#st::Unsupported)
             }
             inner => {
-                let e = step(schema, inner);
+                let e = step(p, schema, inner);
                 quote!(#st::CArray(#n, &#e))
             }
         },
@@ -219,8 +220,7 @@ fn single(ty: TokenStream) -> Typed {
 }
 
 /// The element view type of an access (what an array of it views its elements as).
-fn elem_view(a: &Access) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+fn elem_view(rt: &TokenStream, a: &Access) -> TokenStream {
     match a {
         Access::Void => quote!(()),
         Access::Single { view } => view.clone(),
@@ -235,13 +235,14 @@ fn elem_view(a: &Access) -> TokenStream {
 }
 
 fn typed(
+    p: &Paths,
     schema: &Schema,
     owner: &Class,
     m: &hk_runtime::schema::Member,
     shape: &Shape,
     top: bool,
 ) -> Result<Typed, String> {
-    let rt = quote!(::hk_runtime::typed);
+    let rt = p.typed();
     Ok(match shape {
         Shape::Void => Typed {
             ty: quote!(()),
@@ -309,7 +310,7 @@ fn typed(
             }
         }
         Shape::Array(kind, e) => {
-            let inner = typed(schema, owner, m, e, false)?;
+            let inner = typed(p, schema, owner, m, e, false)?;
             let elem = match &inner.access {
                 // Arrays of arrays: only hkArray elements have a Rust form (and no view).
                 Access::Array {
@@ -322,7 +323,7 @@ fn typed(
                         access: Access::Unsupported,
                     })
                 }
-                a => elem_view(a),
+                a => elem_view(&rt, a),
             };
             let t = inner.ty;
             Typed {
@@ -331,14 +332,14 @@ fn typed(
             }
         }
         Shape::CArray(n, e) => {
-            let inner = typed(schema, owner, m, e, false)?;
+            let inner = typed(p, schema, owner, m, e, false)?;
             if matches!(inner.access, Access::Array { .. } | Access::CArray { .. }) {
                 return Ok(Typed {
                     ty: quote!(#rt::Unsupported),
                     access: Access::Unsupported,
                 });
             }
-            let elem = elem_view(&inner.access);
+            let elem = elem_view(&rt, &inner.access);
             let t = inner.ty;
             let len = usize::from(*n);
             Typed {
@@ -381,6 +382,7 @@ pub fn field_names(schema: &Schema, class: &Class) -> Result<Vec<Ident>, String>
 /// Every reason the class has no typed form (a broken chain, a layout that fails under
 /// some rules), as messages naming the schema file and line.
 pub fn build<'s>(
+    p: &Paths,
     schema: &'s Schema,
     class: &'s Class,
     idents: Vec<Ident>,
@@ -405,7 +407,7 @@ pub fn build<'s>(
     for (fm, ident) in flat.iter().zip(idents) {
         let owner = schema.class_by_id(fm.owner);
         let m = schema.member_of(fm);
-        let t = match typed(schema, owner, m, &fm.shape, true) {
+        let t = match typed(p, schema, owner, m, &fm.shape, true) {
             Ok(t) => t,
             Err(e) => {
                 errors.push(format!(
@@ -433,7 +435,7 @@ pub fn build<'s>(
             name: m.name.clone(),
             ty: t.ty,
             access: t.access,
-            step: step(schema, &fm.shape),
+            step: step(p, schema, &fm.shape),
             ptrs: memo.shape(schema, &fm.shape),
         });
     }

@@ -1,5 +1,7 @@
-//! Arguments of `schema!(path = "...", classes = [...])` and `signature!(...)`.
+//! Arguments of `schema!(path = "...", classes = [...], crate = "...")` and
+//! `signature!(...)`.
 
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{bracketed, Ident, LitStr, Token};
@@ -19,7 +21,8 @@ impl Parse for Args {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let mut out = Vec::new();
         while !input.is_empty() {
-            let key: Ident = input.parse()?;
+            // `crate` is a keyword: any identifier is a key.
+            let key: Ident = input.call(Ident::parse_any)?;
             input.parse::<Token![=]>()?;
             if input.peek(syn::token::Bracket) {
                 let content;
@@ -44,6 +47,8 @@ pub struct Spec {
     pub path: LitStr,
     /// Requested classes (`classes = [...]` or `class = "..."`).
     pub classes: Vec<LitStr>,
+    /// The runtime crate's path (`crate = "..."`), when not `::hk_runtime`.
+    pub krate: Option<syn::Path>,
 }
 
 impl Spec {
@@ -51,6 +56,7 @@ impl Spec {
     pub fn from_args(cx: &super::ctxt::Ctxt, args: Args, call: proc_macro2::Span) -> Option<Spec> {
         let mut path = None;
         let mut classes: Option<Vec<LitStr>> = None;
+        let mut krate: Option<syn::Path> = None;
         for arg in args.0 {
             match arg {
                 Arg::Str(k, v) if k == "path" => {
@@ -68,9 +74,19 @@ impl Spec {
                         cx.error(k.span(), "duplicate argument `class`/`classes`");
                     }
                 }
+                Arg::Str(k, v) if k == "crate" => match v.parse::<syn::Path>() {
+                    Ok(p) => {
+                        if krate.replace(p).is_some() {
+                            cx.error(k.span(), "duplicate argument `crate`");
+                        }
+                    }
+                    Err(e) => cx.error(v.span(), format!("`crate` is not a path: {e}")),
+                },
                 Arg::Str(k, _) | Arg::List(k, _) => cx.error(
                     k.span(),
-                    format!("unknown argument `{k}`; expected `path` and `classes`"),
+                    format!(
+                        "unknown argument `{k}`; expected `path`, `classes` and optionally `crate`"
+                    ),
                 ),
             }
         }
@@ -83,6 +99,7 @@ impl Spec {
         Some(Spec {
             path: path?,
             classes: classes.filter(|c| !c.is_empty())?,
+            krate,
         })
     }
 }

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{convert, layout, read, write};
+use super::{convert, layout, read, write, Paths};
 use crate::internals::model::Model;
 
 /// The struct of a generated class.
@@ -12,11 +12,11 @@ pub fn decl(m: &Model<'_>) -> TokenStream {
     let ty = &m.ty;
     let fields = m.fields.iter().map(|f| {
         let (id, t) = (&f.ident, &f.ty);
-        let d = format!("`{}.{}`", f.owner, f.name);
+        let d = format!(" `{}.{}`", f.owner, f.name);
         quote!(#[doc = #d] pub #id: #t,)
     });
     let doc = format!(
-        "Havok class `{}`, signature 0x{:08X}{}.",
+        " Havok class `{}`, signature 0x{:08X}{}.",
         m.class.name,
         m.signature,
         if m.pinned {
@@ -35,9 +35,15 @@ pub fn decl(m: &Model<'_>) -> TokenStream {
 }
 
 /// `HkClass`: name, signature and version.
-pub fn hk_class(m: &Model<'_>, generics: Option<&syn::Generics>) -> TokenStream {
+pub fn hk_class(p: &Paths, m: &Model<'_>, generics: Option<&syn::Generics>) -> TokenStream {
+    let rt = p.typed();
     let ty = &m.ty;
-    let (name, sig, version) = (m.class.name.as_str(), m.signature, m.class.version);
+    let (name, version) = (m.class.name.as_str(), m.class.version);
+    // In hex, as the class docs and Havok's tools write signatures.
+    let sig = syn::LitInt::new(
+        &format!("0x{:08X}", m.signature),
+        proc_macro2::Span::call_site(),
+    );
     let (ig, tg, wc) = match generics {
         Some(g) => {
             let (i, t, w) = g.split_for_impl();
@@ -46,7 +52,7 @@ pub fn hk_class(m: &Model<'_>, generics: Option<&syn::Generics>) -> TokenStream 
         None => (quote!(), quote!(), quote!()),
     };
     quote! {
-        impl #ig ::hk_runtime::typed::HkClass for #ty #tg #wc {
+        impl #ig #rt::HkClass for #ty #tg #wc {
             const NAME: &'static str = #name;
             const SIGNATURE: u32 = #sig;
             const VERSION: u32 = #version;
@@ -56,14 +62,14 @@ pub fn hk_class(m: &Model<'_>, generics: Option<&syn::Generics>) -> TokenStream 
 
 /// The codec: layout tables and the `Class` impl (the runtime implements `Member` for
 /// every `Class`, so a class is a struct member too).
-pub fn codec(m: &Model<'_>) -> TokenStream {
-    let rt = quote!(::hk_runtime::typed);
+pub fn codec(p: &Paths, m: &Model<'_>) -> TokenStream {
+    let rt = p.typed();
     let ty = &m.ty;
-    let inherent = layout::inherent(m);
-    let tables = layout::class_items(m);
-    let reads = read::class_items(m);
-    let writes = write::class_items(m);
-    let converts = convert::class_items(m);
+    let inherent = layout::inherent(p, m);
+    let tables = layout::class_items(p, m);
+    let reads = read::class_items(p, m);
+    let writes = write::class_items(p, m);
+    let converts = convert::class_items(p, m);
     quote! {
         #inherent
         impl #rt::Class for #ty {

@@ -7,9 +7,12 @@ use hk_runtime::types::TypeKind;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-fn kind(k: TypeKind) -> TokenStream {
+use super::Paths;
+
+fn kind(p: &Paths, k: TypeKind) -> TokenStream {
+    let t = p.type_kind();
     let v = format_ident!("{}", format!("{k:?}"));
-    quote!(::hk_runtime::types::TypeKind::#v)
+    quote!(#t::#v)
 }
 
 fn opt_str(s: Option<&str>) -> TokenStream {
@@ -27,8 +30,9 @@ fn opt_u32(v: Option<u32>) -> TokenStream {
 }
 
 /// `static` tables of `schema` and a `fn` building it: `(items, builder expression)`.
-pub fn tables(schema: &Schema) -> (TokenStream, TokenStream) {
-    let e = quote!(::hk_runtime::schema::embed);
+pub fn tables(p: &Paths, schema: &Schema) -> (TokenStream, TokenStream) {
+    let e = p.embed();
+    let (endian_t, rules_t, schema_t) = (p.endian(), p.layout_rules(), p.schema());
     let g = &schema.generation;
     let name = g.name.as_str();
     let tagfile = g.container == Container::Tagfile;
@@ -37,13 +41,13 @@ pub fn tables(schema: &Schema) -> (TokenStream, TokenStream) {
     let l = g.layout;
     let ps = l.pointer_size;
     let endian = if l.endian == hk_runtime::Endian::Big {
-        quote!(::hk_runtime::Endian::Big)
+        quote!(#endian_t::Big)
     } else {
-        quote!(::hk_runtime::Endian::Little)
+        quote!(#endian_t::Little)
     };
     let (rp, eb) = (l.reuse_padding, l.empty_base);
     let types = g.member_types.iter().map(|(k, n)| {
-        let k = kind(*k);
+        let k = kind(p, *k);
         quote!((#k, #n))
     });
     let flags = g.member_flags.iter().map(|(n, v)| quote!((#n, #v)));
@@ -82,7 +86,7 @@ pub fn tables(schema: &Schema) -> (TokenStream, TokenStream) {
         });
         let members = c.members.iter().map(|m| {
             let n = m.name.as_str();
-            let (t, s, el) = (kind(m.ty), kind(m.subtype), kind(m.element));
+            let (t, s, el) = (kind(p, m.ty), kind(p, m.subtype), kind(p, m.element));
             let class = opt_str(m.class.as_deref());
             let en = opt_str(m.enum_ref.as_deref());
             let (a, f, gap) = (m.array_size, m.flags, m.gap_before);
@@ -103,7 +107,7 @@ pub fn tables(schema: &Schema) -> (TokenStream, TokenStream) {
             tagfile: #tagfile,
             file_version: #fv,
             contents_version: #cv,
-            layout: ::hk_runtime::LayoutRules {
+            layout: #rules_t {
                 pointer_size: #ps,
                 endian: #endian,
                 reuse_padding: #rp,
@@ -116,7 +120,7 @@ pub fn tables(schema: &Schema) -> (TokenStream, TokenStream) {
         };
         static SCHEMA_CLASSES: &[#e::StaticClass] = &[#(#classes),*];
     };
-    let build = quote!(::hk_runtime::Schema::from_static(
+    let build = quote!(#schema_t::from_static(
         &SCHEMA_GENERATION,
         SCHEMA_CLASSES
     ));

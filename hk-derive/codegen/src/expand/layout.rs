@@ -6,10 +6,12 @@ use quote::quote;
 
 use hk_runtime::schema::ArrayKind;
 
+use super::Paths;
 use crate::internals::model::{Access, Model};
 
 /// The inherent layout items of the class (`MEMBERS`, `OFFSETS`, `size`, `offsets`).
-pub fn inherent(m: &Model<'_>) -> TokenStream {
+pub fn inherent(p: &Paths, m: &Model<'_>) -> TokenStream {
+    let (rt, rules) = (p.typed(), p.layout_rules());
     let ty = &m.ty;
     let n = m.fields.len();
     let names = m.fields.iter().map(|f| f.name.as_str());
@@ -20,11 +22,11 @@ pub fn inherent(m: &Model<'_>) -> TokenStream {
             pub const MEMBER_NAMES: [&'static str; #n] = [#(#names),*];
             const OFFSETS: &'static [[u32; #n]; 8] = &[#(#offsets),*];
             /// Object size under `rules`.
-            pub const fn size(rules: ::hk_runtime::LayoutRules) -> u32 {
-                <Self as ::hk_runtime::typed::Class>::SIZES[rules.index()]
+            pub const fn size(rules: #rules) -> u32 {
+                <Self as #rt::Class>::SIZES[rules.index()]
             }
             /// Member offsets under `rules`, in the order of [`Self::MEMBER_NAMES`].
-            pub const fn offsets(rules: ::hk_runtime::LayoutRules) -> [u32; #n] {
+            pub const fn offsets(rules: #rules) -> [u32; #n] {
                 Self::OFFSETS[rules.index()]
             }
         }
@@ -32,7 +34,8 @@ pub fn inherent(m: &Model<'_>) -> TokenStream {
 }
 
 /// The layout constants of the `Class` impl.
-pub fn class_items(m: &Model<'_>) -> TokenStream {
+pub fn class_items(p: &Paths, m: &Model<'_>) -> TokenStream {
+    let rt = p.typed();
     let sizes = &m.sizes;
     let gaps = m.gaps.iter().map(|g| {
         let (s, e): (Vec<u32>, Vec<u32>) = g.iter().copied().unzip();
@@ -42,17 +45,17 @@ pub fn class_items(m: &Model<'_>) -> TokenStream {
         let (o, n) = (&f.owner, &f.name);
         match &f.access {
             Access::Array { kind, .. } if *kind != ArrayKind::Array => {
-                let k = super::kind(*kind);
-                quote!(::hk_runtime::typed::MemberInfo::array(#o, #n, #k))
+                let k = super::kind(p, *kind);
+                quote!(#rt::MemberInfo::array(#o, #n, #k))
             }
-            _ => quote!(::hk_runtime::typed::MemberInfo::new(#o, #n)),
+            _ => quote!(#rt::MemberInfo::new(#o, #n)),
         }
     });
     let ptrs = m.ptrs;
     quote! {
         const SIZES: [u32; 8] = [#(#sizes),*];
         const GAPS: [&'static [(u32, u32)]; 8] = [#(#gaps),*];
-        const MEMBERS: ::hk_runtime::typed::Members = &[#(#members),*];
+        const MEMBERS: #rt::Members = &[#(#members),*];
         const PTRS: bool = #ptrs;
         #[inline]
         fn offsets(ri: usize) -> &'static [u32] {
