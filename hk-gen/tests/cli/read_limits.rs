@@ -1,12 +1,12 @@
 //! The read limits on the command line: global flags of every command that reads a file,
 //! an error naming the limit and the offset, a hint naming the flag, exit status 2.
 
-mod common;
-use common::{corpus, hk};
+use crate::support::hk;
+use hk_tests::corpus;
 
 #[test]
 fn limits_are_global_flags_and_name_themselves_when_reached() {
-    let Some(corpus) = corpus() else {
+    let Some(corpus) = corpus("limits_are_global_flags_and_name_themselves_when_reached") else {
         return;
     };
     let packfile = corpus.join("packfile/havoklib-710/animref[4011].hkx");

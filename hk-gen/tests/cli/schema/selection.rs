@@ -3,14 +3,13 @@
 //! either passes a check on the file and says so, or is refused with what was tried.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use hk_runtime::packfile::Packfile;
 use hk_runtime::schema::signature;
 use hk_runtime::{Endian, Schema};
 
-mod common;
-use common::{corpus, hk, root, run, temp};
+use crate::support::{command, hk, run};
+use hk_tests::{corpus, root, temp_dir};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -87,7 +86,7 @@ fn resign(bytes: &[u8], folder: &str, classes: &[&str]) -> Vec<u8> {
 /// info` says so; the file still round-trips.
 #[test]
 fn a_nearest_folder_is_used_when_every_stored_signature_recomputes_and_info_says_so() {
-    let tmp = temp("nearest");
+    let tmp = temp_dir("nearest");
     let sample = std::fs::read(root().join("samples/destiny-2012_compound.hkx")).unwrap();
     let (code, out, err) = hk(&["info", s(&root().join("samples/destiny-2012_compound.hkx"))]);
     assert_eq!(code, 0, "{err}");
@@ -125,7 +124,7 @@ fn a_nearest_folder_is_used_when_every_stored_signature_recomputes_and_info_says
 /// between two folders does: 2012.2's physics classes, 2010.2's reflection classes.
 #[test]
 fn a_version_without_a_folder_whose_signatures_disagree_is_refused_naming_what_was_tried() {
-    let tmp = temp("refused");
+    let tmp = temp_dir("refused");
     let sample = std::fs::read(root().join("samples/destiny-2012_compound.hkx")).unwrap();
     let mixed = resign(
         &relabel(&sample, "hk_2011.1.0-r1"),
@@ -215,10 +214,14 @@ fn a_version_without_a_folder_whose_signatures_disagree_is_refused_naming_what_w
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("0 difference(s)"), "{out}");
 
-    // The file the issue saw: an animation binding read with a neighbour's classes failed
+    // The case this guards: an animation binding read with a neighbour's classes failed
     // in `partitionIndices`. Relabelled, the 2010.2 corpus file is read with its folder;
     // given 2012.2's classes, the error names the classes and how few signatures matched.
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus(
+        "a_version_without_a_folder_whose_signatures_disagree_is_refused_naming_what_was_tried",
+    ) else {
+        return;
+    };
     let animref = std::fs::read(corpus.join("packfile/havoklib-2010_2/animref[4101].hkx")).unwrap();
     let file = tmp.join("animref_2011.hkx");
     std::fs::write(&file, relabel(&animref, "hk_2011.1.0-r1")).unwrap();
@@ -258,8 +261,12 @@ fn sdk_corrupted(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
 /// strict reading refuses, and lenient reading warns.
 #[test]
 fn a_tagfile_of_an_sdk_without_a_folder_names_the_writer_rules_or_is_refused() {
-    let Some(corpus) = corpus() else { return };
-    let tmp = temp("sdkv");
+    let Some(corpus) =
+        corpus("a_tagfile_of_an_sdk_without_a_folder_names_the_writer_rules_or_is_refused")
+    else {
+        return;
+    };
+    let tmp = temp_dir("sdkv");
     let original =
         std::fs::read(corpus.join("games/dark-souls-remastered/c2240_ragdoll.hkx")).unwrap();
     let file = tmp.join("sdkv_70150100.hkx");
@@ -278,12 +285,7 @@ fn a_tagfile_of_an_sdk_without_a_folder_names_the_writer_rules_or_is_refused() {
     // Only a folder whose rules do not write it back: refused, naming what was tried.
     let only = tmp.join("schemas");
     copy_schema("havok-2022.1", &only);
-    let with = |args: &[&str]| {
-        run(Command::new(env!("CARGO_BIN_EXE_hk"))
-            .arg("--schemas")
-            .arg(&only)
-            .args(args))
-    };
+    let with = |args: &[&str]| run(command().arg("--schemas").arg(&only).args(args));
     for cmd in ["info", "dump"] {
         let (code, out, err) = with(&[cmd, s(&file)]);
         assert_eq!(code, 2, "{cmd}: {out}{err}");
@@ -329,7 +331,7 @@ fn a_tagfile_of_an_sdk_without_a_folder_names_the_writer_rules_or_is_refused() {
 /// The same rule without the corpus: the 2016 sample with its SDK version corrupted.
 #[test]
 fn a_sample_tagfile_of_an_unknown_sdk_is_written_with_rules_that_reproduce_it() {
-    let tmp = temp("sdkv-sample");
+    let tmp = temp_dir("sdkv-sample");
     let sample = std::fs::read(root().join("samples/doom-2016_box.hkshape")).unwrap();
     let sdk = hk_runtime::tagfile::TagFile::parse(&sample)
         .unwrap()
@@ -353,7 +355,7 @@ fn a_sample_tagfile_of_an_unknown_sdk_is_written_with_rules_that_reproduce_it() 
 /// without a word. Now it is an error of every command, naming the file, line and key.
 #[test]
 fn a_broken_generation_file_is_an_error_everywhere_with_file_line_and_key() {
-    let tmp = temp("broken");
+    let tmp = temp_dir("broken");
     let root_dir = tmp.join("schemas");
     copy_schema("havok-7.1", &root_dir);
     copy_schema("havok-2010.2", &root_dir);
@@ -381,7 +383,7 @@ fn a_broken_generation_file_is_an_error_everywhere_with_file_line_and_key() {
     ];
     for how in ["flag", "env"] {
         for args in &cases {
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_hk"));
+            let mut cmd = command();
             match how {
                 "flag" => cmd.arg("--schemas").arg(&root_dir),
                 _ => cmd.env("HK_SCHEMAS", &root_dir),

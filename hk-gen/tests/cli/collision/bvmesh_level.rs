@@ -11,14 +11,14 @@ use hk_runtime::collision::{self, bvmesh, pack, Affine};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::ReadOptions;
 
-#[allow(dead_code)]
-mod common;
-use common::{corpus, hk, root, temp};
+use crate::support;
+use crate::support::hk;
+use hk_tests::{corpus, root, temp_dir};
 
 /// (vertices, triangles) of a glTF or GLB, read with the `gltf` crate (which validates the
 /// document).
 fn read_gltf(path: &Path) -> (usize, usize) {
-    let (g, buffers) = common::gltf_read(path);
+    let (g, buffers) = support::gltf_read(path);
     let (mut vertices, mut triangles) = (0, 0);
     for mesh in g.meshes() {
         let mut positions = None;
@@ -60,7 +60,7 @@ fn export(file: &Path, dir: &Path, triangles: usize) -> String {
 
 /// Renders `file` and checks the picture is not blank.
 fn render(file: &Path, dir: &Path, triangles: usize) {
-    let (stdout, drawn) = common::render_drawn(file, &dir.join("out.png"), (200, 150));
+    let (stdout, drawn) = support::render_drawn(file, &dir.join("out.png"), (200, 150));
     assert!(
         stdout.contains(&format!("{triangles} triangles drawn")),
         "{stdout}"
@@ -70,7 +70,7 @@ fn render(file: &Path, dir: &Path, triangles: usize) {
 
 #[test]
 fn the_synthetic_level_exports_renders_and_keeps_its_input() {
-    let dir = temp("bvlevel");
+    let dir = temp_dir("bvlevel");
     // The committed sample is what `hk sample` writes (cli.rs checks), so write it afresh.
     let (code, _, stderr) = hk(&["sample", "--out", dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
@@ -136,8 +136,10 @@ fn the_synthetic_level_exports_renders_and_keeps_its_input() {
 
 #[test]
 fn the_project_anarchy_level_mesh_exports_and_renders() {
-    let Some(corpus) = corpus() else { return };
-    let dir = temp("bvfull");
+    let Some(corpus) = corpus("the_project_anarchy_level_mesh_exports_and_renders") else {
+        return;
+    };
+    let dir = temp_dir("bvfull");
     let games = corpus.join("games/project-anarchy-sample");
     let full = games.join("Meshes__RL_FullLevel.vmesh_data__M_0.01_0.01_0.01_1_0.hkt");
     // 840 triangles: the file's numPrimitiveKeys (tests/tests/collision_bvmesh.rs).

@@ -16,9 +16,9 @@ use hk_runtime::file::{self, Schemas};
 use hk_runtime::packfile::read::ReadOptions;
 use hk_runtime::packfile::PackfileInfo;
 
-#[allow(dead_code)]
-mod common;
-use common::{hk, root, temp};
+use crate::support;
+use crate::support::hk;
+use hk_tests::{root, temp_dir};
 
 /// Segments around a round primitive (docs/collision-notes.md §10).
 const SEGMENTS: usize = 12;
@@ -235,7 +235,7 @@ fn obj_faces(text: &str) -> BTreeMap<String, usize> {
 
 /// Triangles per body of a glTF or GLB, read and validated by the `gltf` crate.
 fn gltf_triangles(path: &Path) -> BTreeMap<String, usize> {
-    let (doc, buffers) = common::gltf_read(path);
+    let (doc, buffers) = support::gltf_read(path);
     let mut out = BTreeMap::new();
     for node in doc.nodes() {
         let body = node.name().unwrap().split('/').next().unwrap().to_string();
@@ -254,7 +254,7 @@ fn gltf_triangles(path: &Path) -> BTreeMap<String, usize> {
 
 #[test]
 fn export_and_render_give_the_triangles_that_were_put_in() {
-    let dir = temp("level71");
+    let dir = temp_dir("level71");
     let (bytes, _) = written();
     let file = dir.join("level.hkx");
     std::fs::write(&file, &bytes).unwrap();
@@ -291,7 +291,7 @@ fn export_and_render_give_the_triangles_that_were_put_in() {
         assert_eq!(gltf_triangles(&out_path), want, "{format}");
     }
     // The render draws every triangle and covers a good part of the picture.
-    let (out, drawn) = common::render_drawn(Path::new(f), &dir.join("level.png"), (240, 160));
+    let (out, drawn) = support::render_drawn(Path::new(f), &dir.join("level.png"), (240, 160));
     assert!(out.contains(&format!("{total} triangles drawn")), "{out}");
     assert!(drawn > 240 * 160 / 5, "{drawn} pixels drawn");
     // The MOPP check and the byte-for-byte round trip, as a user runs them.

@@ -7,9 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{corpus, hk, root, temp};
+use crate::support::hk;
 use hk_tests::hostile::{binary_tagfile, rename, tree};
+use hk_tests::{corpus, root, temp_dir};
 
 const SDK: &str = "hk_2014.0.5-r1";
 
@@ -32,7 +32,7 @@ fn strays(dir: &Path, allowed: &[PathBuf]) -> Vec<PathBuf> {
 
 #[test]
 fn schema_extract_refuses_binary_tagfile_names_that_leave_the_folder() {
-    let tmp = temp("hostile-extract");
+    let tmp = temp_dir("hostile-extract");
     let input = tmp.join("in");
     std::fs::create_dir_all(tmp.join("abs")).unwrap();
     std::fs::create_dir_all(&input).unwrap();
@@ -66,7 +66,7 @@ fn schema_extract_refuses_binary_tagfile_names_that_leave_the_folder() {
 
 #[test]
 fn schema_extract_refuses_tagfile_type_names_that_leave_the_folder() {
-    let tmp = temp("hostile-tag0");
+    let tmp = temp_dir("hostile-tag0");
     let sample = std::fs::read(root().join("samples/nso-2023_box.bphsh")).unwrap();
     let bad = tmp.join("in/box.bphsh");
     std::fs::create_dir_all(tmp.join("in")).unwrap();
@@ -84,9 +84,12 @@ fn schema_extract_refuses_tagfile_type_names_that_leave_the_folder() {
 
 #[test]
 fn schema_extract_refuses_a_packfile_class_renamed_out_of_the_folder() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("schema_extract_refuses_a_packfile_class_renamed_out_of_the_folder")
+    else {
+        return;
+    };
     let file = corpus.join("games/dark-souls-ptde/c2240_ragdoll_with_types.hkx");
-    let tmp = temp("hostile-types");
+    let tmp = temp_dir("hostile-types");
     // The file's dump with the `hkClass` object of hkaSkeleton renamed, built back: a
     // packfile whose `__types__` section describes a class called `../../B`.
     let json = tmp.join("in/types.json");
@@ -168,7 +171,7 @@ fn items(lib: &Path) -> Vec<String> {
 
 #[test]
 fn gen_crate_keeps_hostile_names_out_of_the_generated_code() {
-    let tmp = temp("hostile-gen");
+    let tmp = temp_dir("hostile-gen");
     let hk_path = root();
     // A schema from a binary tagfile: one class, hkPlain.
     let extracted = tmp.join("in/schema");
@@ -320,7 +323,7 @@ fn copy_dir(from: &Path, to: &Path) {
 
 #[test]
 fn no_command_writes_outside_its_output() {
-    let tmp = temp("hostile-tree");
+    let tmp = temp_dir("hostile-tree");
     let input = tmp.join("in");
     std::fs::create_dir_all(&input).unwrap();
     std::fs::create_dir_all(tmp.join("abs")).unwrap();

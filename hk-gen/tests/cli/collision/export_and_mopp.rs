@@ -1,9 +1,8 @@
 //! `hk export` and `hk mopp` as a user runs them (docs/collision.md): the committed 7.1
 //! sample, and the corpus's Demon's Souls map.
 
-#[allow(dead_code)]
-mod common;
-use common::{corpus, hk, root, temp};
+use crate::support::hk;
+use hk_tests::{corpus, root, temp_dir};
 
 fn count(text: &str, prefix: &str) -> usize {
     text.lines().filter(|l| l.starts_with(prefix)).count()
@@ -11,7 +10,7 @@ fn count(text: &str, prefix: &str) -> usize {
 
 #[test]
 fn export_the_sample_box_body() {
-    let dir = temp("sample");
+    let dir = temp_dir("sample");
     let sample = root().join("samples/shred_box.hkx");
     let out = dir.join("box.obj");
     let (code, stdout, stderr) = hk(&[
@@ -42,7 +41,9 @@ fn export_the_sample_box_body() {
 
 #[test]
 fn the_demons_souls_map_through_the_command_line() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("the_demons_souls_map_through_the_command_line") else {
+        return;
+    };
     let dir = corpus.join("games/demons-souls-ps3");
     let map = dir.join("map_collision_h0004b0.hkx");
     let map = map.to_str().unwrap();
@@ -62,7 +63,7 @@ fn the_demons_souls_map_through_the_command_line() {
     assert_eq!(code, 0);
     assert_eq!(stdout.lines().count(), 461);
     // The folder: files without bodies are passed over, the map is written.
-    let out = temp("des");
+    let out = temp_dir("des");
     let (code, stdout, stderr) =
         hk(&["export", dir.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");

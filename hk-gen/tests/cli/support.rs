@@ -1,49 +1,15 @@
-//! Helpers shared by the `hk` binary's tests.
+//! Helpers of the `hk` binary's tests: running the built binary, reading glTF and PNG
+//! output. The workspace root, the corpus and scratch folders come from `hk_tests`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-/// The workspace root.
-pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// The corpus, or `None` after saying so; under `CI=true` a missing corpus fails.
-pub fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("HK_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("../shared/corpus"));
-    if dir.join("MANIFEST.tsv").is_file() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "corpus missing at {} under CI=true",
-        dir.display()
-    );
-    // Straight to the process's stderr: the harness captures `eprintln!` of passing tests.
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED: corpus not found at {}",
-        dir.display()
-    );
-    None
-}
-
-pub use hk_tests::Scratch;
-
-/// A fresh empty folder named after `name`, removed when dropped ([`hk_tests::temp_dir`]).
-#[allow(dead_code)]
-pub fn temp(name: &str) -> Scratch {
-    hk_tests::temp_dir(name)
+/// The `hk` binary this test run built, as a command to add arguments to.
+pub fn command() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_hk"))
 }
 
 /// Runs `cmd`: (exit code, stdout, stderr).
-#[allow(dead_code)]
 pub fn run(cmd: &mut Command) -> (i32, String, String) {
     let out = cmd.output().expect("run hk");
     (
@@ -55,9 +21,8 @@ pub fn run(cmd: &mut Command) -> (i32, String, String) {
 
 /// `hk ARGS` with the built-in schemas and game profiles, whatever the environment says:
 /// (exit code, stdout, stderr).
-#[allow(dead_code)]
 pub fn hk(args: &[&str]) -> (i32, String, String) {
-    run(Command::new(env!("CARGO_BIN_EXE_hk"))
+    run(command()
         .args(args)
         .env_remove("HK_SCHEMAS")
         .env_remove("HK_GAMES"))
@@ -65,7 +30,6 @@ pub fn hk(args: &[&str]) -> (i32, String, String) {
 
 /// A glTF or GLB file read and validated by the `gltf` crate, with its buffers' bytes (the
 /// GLB's BIN chunk, or a glTF's inline base64 buffer).
-#[allow(dead_code)] // not every test binary reads glTF
 pub fn gltf_read(path: &Path) -> (gltf::Gltf, Vec<Vec<u8>>) {
     use base64::Engine as _;
     let bytes = std::fs::read(path).unwrap();
@@ -88,7 +52,6 @@ pub fn gltf_read(path: &Path) -> (gltf::Gltf, Vec<Vec<u8>>) {
 
 /// Runs `hk render FILE -o PNG --size WxH`, checks that it succeeds and writes a picture of
 /// that size, and gives its standard output and how many pixels are not the background.
-#[allow(dead_code)] // not every test binary renders
 pub fn render_drawn(file: &Path, png: &Path, (w, h): (u32, u32)) -> (String, usize) {
     let size = format!("{w}x{h}");
     let (code, out, err) = hk(&[

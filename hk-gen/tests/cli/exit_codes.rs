@@ -1,13 +1,12 @@
 //! One exit-code convention for every `hk` command (docs/exit-codes.md): 0 success, 1
 //! "checked and found different", 2 an error; errors go to stderr, results to stdout.
-//! Items 16 to 19 and 23 of the hostile-input review. The inputs are made in code: bytes
+//! The inputs are made in code: bytes
 //! that are no Havok file, a committed sample cut short, a schema folder written here.
 
 use std::path::{Path, PathBuf};
 
-#[allow(dead_code)]
-mod common;
-use common::{hk, root, temp};
+use crate::support::hk;
+use hk_tests::{root, temp_dir};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -33,11 +32,11 @@ fn is_error((code, out, err): &(i32, String, String), what: &str) {
     assert!(!err.contains("error: : "), "an empty file name: {err}");
 }
 
-/// Item 17: `roundtrip` prints a file it cannot read on stderr and ends with 2; the
+/// `roundtrip` prints a file it cannot read on stderr and ends with 2; the
 /// others are still round-tripped and counted on stdout.
 #[test]
 fn roundtrip_errors_go_to_stderr_with_status_2() {
-    let dir = temp("roundtrip");
+    let dir = temp_dir("roundtrip");
     let (good, short, junk) = inputs(&dir);
     let r = hk(&["roundtrip", s(&good)]);
     assert_eq!(r.0, 0, "{}{}", r.1, r.2);
@@ -48,10 +47,10 @@ fn roundtrip_errors_go_to_stderr_with_status_2() {
     }
 }
 
-/// Item 18: `schema check` tells "cannot read" (2) from "mismatch" (1).
+/// `schema check` tells "cannot read" (2) from "mismatch" (1).
 #[test]
 fn schema_check_tells_unreadable_from_mismatch() {
-    let dir = temp("check");
+    let dir = temp_dir("check");
     let (good, short, junk) = inputs(&dir);
     let ok = hk(&["schema", "check", "-q", s(&good)]);
     assert_eq!(ok.0, 0, "{}{}", ok.1, ok.2);
@@ -78,10 +77,10 @@ fn schema_check_tells_unreadable_from_mismatch() {
     }
 }
 
-/// Item 19: `bench` on a file it cannot read is an error (2), with no figure printed.
+/// `bench` on a file it cannot read is an error (2), with no figure printed.
 #[test]
 fn bench_fails_with_status_2_on_a_file_it_cannot_read() {
-    let dir = temp("bench");
+    let dir = temp_dir("bench");
     let (good, short, _) = inputs(&dir);
     let r = hk(&["bench", "--rounds", "1", s(&good), s(&short)]);
     is_error(&r, "short.hkx");
@@ -95,10 +94,10 @@ fn bench_fails_with_status_2_on_a_file_it_cannot_read() {
     assert!(!r.1.contains("inf"), "{}", r.1);
 }
 
-/// Item 23: `schema extract` errors name the file.
+/// `schema extract` errors name the file.
 #[test]
 fn schema_extract_errors_name_the_file() {
-    let dir = temp("extract");
+    let dir = temp_dir("extract");
     let (_, short, junk) = inputs(&dir);
     for bad in [&short, &junk] {
         let name = bad.file_name().unwrap().to_str().unwrap();
@@ -118,12 +117,12 @@ fn schema_extract_errors_name_the_file() {
     );
 }
 
-/// Item 16: a class whose size passes 4 GiB (16,384 members of 4,096 `matrix4`s; an
+/// A class whose size passes 4 GiB (16,384 members of 4,096 `matrix4`s; an
 /// interface count of 2^32 - 1) cannot be laid out: `schema verify` says so and ends with
 /// 2 (a stated offset the layout does not reproduce is a difference: 1).
 #[test]
 fn schema_verify_refuses_classes_past_4_gib() {
-    let dir = temp("verify");
+    let dir = temp_dir("verify");
     let generation =
         std::fs::read_to_string(root().join("schemas/havok-7.1/generation.toml")).unwrap();
     let folder = |name: &str, classes: &[(&str, String)]| {
@@ -160,7 +159,7 @@ fn schema_verify_refuses_classes_past_4_gib() {
 /// syntax.
 #[test]
 fn every_command_fails_with_status_2_on_stderr() {
-    let dir = temp("all");
+    let dir = temp_dir("all");
     let (good, short, junk) = inputs(&dir);
     for bad in [&short, &junk] {
         let name = bad.file_name().unwrap().to_str().unwrap();

@@ -12,9 +12,9 @@ use hk_runtime::graph::Graph;
 use hk_runtime::tagfile::phive::{Extra, HitMask, Material, Phive, SHAPE};
 use hk_runtime::tagfile::reflect;
 
-#[allow(dead_code)]
-mod common;
-use common::{hk, root, temp};
+use crate::support;
+use crate::support::hk;
+use hk_tests::{root, temp_dir};
 
 /// Triangles per glTF material name in a GLB (validated by the `gltf` crate).
 fn glb_materials(path: &Path) -> BTreeMap<String, usize> {
@@ -55,7 +55,7 @@ fn obj_groups(text: &str) -> (BTreeMap<String, usize>, Vec<&str>) {
 
 /// Renders `file` small and returns the pixels that are not the background.
 fn drawn(file: &Path, png: &Path) -> usize {
-    common::render_drawn(file, png, (200, 150)).1
+    support::render_drawn(file, png, (200, 150)).1
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn a_bphsh_built_from_faces_exports_each_triangle_with_its_material() {
             Extra::HitMasks(hits.clone()),
         ],
     };
-    let dir = temp("meshshape-built");
+    let dir = temp_dir("meshshape-built");
     let file = dir.as_ref().join("built.bphsh");
     std::fs::write(&file, phive.write(&tag0).unwrap()).unwrap();
     let glb = dir.as_ref().join("built.glb");
@@ -159,7 +159,7 @@ fn a_bphsh_built_from_faces_exports_each_triangle_with_its_material() {
 #[test]
 fn the_level_sample_exports_and_renders() {
     let file = root().join("samples/nso-2023_level.bphsh");
-    let dir = temp("meshshape-level");
+    let dir = temp_dir("meshshape-level");
     // 144 floor quads, 16 ramp triangles and a box of 6 quads.
     let triangles = 144 * 2 + 16 + 6 * 2;
     let obj = dir.as_ref().join("level.obj");

@@ -1,9 +1,8 @@
 //! `hk bench --threads`: the thread speed-up is timed over passes long enough that waking
 //! the pool is a small part of them (hk-gen/src/bench.rs, docs/status.md#speed).
 
-#[allow(dead_code)]
-mod common;
-use common::{hk, root};
+use crate::support::hk;
+use hk_tests::root;
 
 /// On one small committed sample, a single read takes microseconds, so each speed-up pass
 /// reads many copies of the file set; the JSON says how many, and the speed-up is a ratio

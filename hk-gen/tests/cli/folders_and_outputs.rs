@@ -8,12 +8,11 @@
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-#[allow(dead_code)]
-mod common;
-use common::{hk, root, temp};
+use crate::support::{command, hk};
+use hk_tests::{root, temp_dir};
 
 /// A packfile sample that converts to every layout.
 fn skeleton() -> PathBuf {
@@ -31,7 +30,7 @@ fn s(p: &Path) -> &str {
 
 /// `hk ARGS`, killed (and the test failed) past `limit`: (exit code, stdout, stderr).
 fn hk_within(args: &[&str], limit: Duration) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hk"))
+    let mut child = command()
         .args(args)
         .env_remove("HK_SCHEMAS")
         .env_remove("HK_GAMES")
@@ -91,7 +90,7 @@ fn tree_with_links(base: &Path) -> PathBuf {
 
 #[test]
 fn convert_leaves_out_links_found_in_folders_unless_asked() {
-    let base = temp("walk-links");
+    let base = temp_dir("walk-links");
     let input = tree_with_links(&base);
     let out = base.join("out");
     let (code, text, err) = hk_within(
@@ -135,7 +134,7 @@ fn convert_leaves_out_links_found_in_folders_unless_asked() {
 /// links in a path stops it.
 #[test]
 fn a_folder_of_loops_is_searched_once() {
-    let base = temp("walk-loops");
+    let base = temp_dir("walk-loops");
     let input = base.join("in");
     std::fs::create_dir_all(input.join("sub")).unwrap();
     std::fs::copy(skeleton(), input.join("skel.hkx")).unwrap();
@@ -198,7 +197,7 @@ fn victim(base: &Path) -> (PathBuf, Vec<u8>) {
 
 #[test]
 fn convert_never_writes_through_a_link_in_the_output() {
-    let base = temp("out-links");
+    let base = temp_dir("out-links");
     let input = base.join("in");
     std::fs::create_dir_all(input.join("sub")).unwrap();
     std::fs::copy(skeleton(), input.join("skel.hkx")).unwrap();
@@ -249,7 +248,7 @@ fn convert_never_writes_through_a_link_in_the_output() {
 /// Every other command that writes a file refuses a link there the same way.
 #[test]
 fn every_output_refuses_a_link() {
-    let base = temp("out-links-all");
+    let base = temp_dir("out-links-all");
     let (v, bytes) = victim(&base);
     let link = base.join("link");
     symlink(&v, &link).unwrap();
@@ -304,7 +303,7 @@ fn every_output_refuses_a_link() {
 
 #[test]
 fn an_output_that_is_an_input_is_refused() {
-    let base = temp("out-is-in");
+    let base = temp_dir("out-is-in");
     let input = base.join("in");
     std::fs::create_dir_all(input.join("sub")).unwrap();
     let x = input.join("skel.hkx");
@@ -372,7 +371,7 @@ fn an_output_that_is_an_input_is_refused() {
 /// `--in-place` replaces each input with its conversion.
 #[test]
 fn convert_in_place_replaces_the_inputs() {
-    let base = temp("in-place");
+    let base = temp_dir("in-place");
     let input = base.join("in");
     std::fs::create_dir_all(input.join("sub")).unwrap();
     std::fs::copy(skeleton(), input.join("skel.hkx")).unwrap();

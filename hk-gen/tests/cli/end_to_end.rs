@@ -1,10 +1,9 @@
 //! The `hk` binary end to end, and the `hk_gen` library behind it.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-mod common;
-use common::{corpus, hk, root, run, temp};
+use crate::support::{command, hk, run};
+use hk_tests::{corpus, root, temp_dir};
 
 #[test]
 fn signatures_show_pinned_values_with_the_computed_one() {
@@ -38,7 +37,9 @@ fn verify_passes_on_every_shipped_schema() {
 
 #[test]
 fn check_prints_a_table_and_fails_on_mismatch() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("check_prints_a_table_and_fails_on_mismatch") else {
+        return;
+    };
     let file = corpus.join("packfile/havoklib-710/allosaur[4011].hkx");
     let (code, out, err) = hk(&["schema", "check", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
@@ -61,9 +62,11 @@ fn check_prints_a_table_and_fails_on_mismatch() {
 
 #[test]
 fn extract_then_check_round_trips_a_metadata_file() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("extract_then_check_round_trips_a_metadata_file") else {
+        return;
+    };
     let file = corpus.join("games/dark-souls-ptde/c2240_ragdoll_with_types.hkx");
-    let scratch = temp("cli-extract");
+    let scratch = temp_dir("cli-extract");
     let out_dir = scratch.join("schema");
     let (code, out, err) = hk(&[
         "schema",
@@ -92,13 +95,15 @@ fn extract_then_check_round_trips_a_metadata_file() {
 
 #[test]
 fn tagfiles_extract_merged_and_check_against_their_type_tables() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("tagfiles_extract_merged_and_check_against_their_type_tables") else {
+        return;
+    };
     let dsr = corpus.join("games/dark-souls-remastered");
     let files: Vec<String> = ["c2240_ragdoll.hkx", "c2240_skeleton.hkx"]
         .iter()
         .map(|f| dsr.join(f).to_str().unwrap().to_string())
         .collect();
-    let scratch = temp("cli-tagx");
+    let scratch = temp_dir("cli-tagx");
     let out_dir = scratch.join("schema");
     let mut args = vec!["schema", "extract", "-o", out_dir.to_str().unwrap()];
     args.extend(files.iter().map(String::as_str));
@@ -128,7 +133,7 @@ fn tagfiles_extract_merged_and_check_against_their_type_tables() {
 
 #[test]
 fn bad_input_is_a_clear_error() {
-    let scratch = temp("cli-junk");
+    let scratch = temp_dir("cli-junk");
     let junk = scratch.join("junk.hkx");
     std::fs::write(&junk, b"not a havok file at all").unwrap();
     let (code, _, err) = hk(&[
@@ -148,7 +153,7 @@ fn bad_input_is_a_clear_error() {
 #[test]
 fn samples_are_reproducible_and_read_back_strictly() {
     // The committed samples are what `hk sample` writes; refresh them only with HK_BLESS=1.
-    let out = temp("cli-samples");
+    let out = temp_dir("cli-samples");
     let (code, text, err) = hk(&["sample", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{text}{err}");
     let committed = root().join("samples");
@@ -177,9 +182,11 @@ fn samples_are_reproducible_and_read_back_strictly() {
 
 #[test]
 fn dump_edit_build_diff_and_info() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("dump_edit_build_diff_and_info") else {
+        return;
+    };
     let file = corpus.join("packfile/havoklib-2012_2/allosaur[8101].hkx");
-    let tmp = temp("cli-dump");
+    let tmp = temp_dir("cli-dump");
     let (f, json, toml, rebuilt, edited) = (
         file.to_str().unwrap(),
         tmp.join("a.json"),
@@ -236,7 +243,7 @@ fn dump_edit_build_diff_and_info() {
 /// the shipped schema and the same objects (`hk diff`: 0 differences), container included.
 #[test]
 fn tagfile_dumps_build_back() {
-    let tmp = temp("cli-tagdump");
+    let tmp = temp_dir("cli-tagdump");
     let dump_build = |file: &std::path::Path, ext: &str| -> std::path::PathBuf {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
         let dump = tmp.join(format!("{name}.{ext}"));
@@ -279,7 +286,9 @@ fn tagfile_dumps_build_back() {
         "{0}/{0} synthetic tagfiles: dump -> build byte-identical (JSON and TOML)",
         samples.len()
     );
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("tagfile_dumps_build_back") else {
+        return;
+    };
     let files = [
         "games/dark-souls-remastered/c2240_a00_3000.hkx",
         "games/dark-souls-remastered/c2240_ragdoll.hkx",
@@ -305,12 +314,12 @@ fn tagfile_dumps_build_back() {
 /// reads, checks and round-trips files with the schemas built into it.
 #[test]
 fn works_from_another_folder_without_a_checkout() {
-    let tmp = temp("elsewhere");
+    let tmp = temp_dir("elsewhere");
     for s in ["shred_box.hkx", "nso-2023_box.bphsh"] {
         std::fs::copy(root().join("samples").join(s), tmp.join(s)).unwrap();
     }
     let hk_here = |args: &[&str]| {
-        run(Command::new(env!("CARGO_BIN_EXE_hk"))
+        run(command()
             .args(args)
             .current_dir(&tmp)
             .env_remove("HK_SCHEMAS")
@@ -376,7 +385,7 @@ fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
     assert!(err.is_empty());
 
     // A dump with a value wider than its member: refused, naming the object and member.
-    let tmp = temp("typed");
+    let tmp = temp_dir("typed");
     let doc = ctx.open(&file, false).unwrap();
     let mut json = hk_runtime::dump::to_json(&doc);
     let body = json["objects"]
@@ -430,7 +439,7 @@ fn library_commands_print_into_buffers_and_fail_with_typed_errors() {
 #[test]
 fn a_closed_output_pipe_is_not_an_error() {
     let file = root().join("samples/shred_box.hkx");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hk"))
+    let mut child = command()
         .args(["dump", file.to_str().unwrap()])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -449,7 +458,7 @@ fn a_closed_output_pipe_is_not_an_error() {
 /// Round trips report the first differing offset and what owns it.
 #[test]
 fn roundtrip_names_what_owns_the_first_difference() {
-    let tmp = temp("differs");
+    let tmp = temp_dir("differs");
     // A stored signature the writer regenerates differently: the class-name section.
     let mut bytes = std::fs::read(root().join("samples/shred_box.hkx")).unwrap();
     let name = b"hkpBoxShape\0";
@@ -489,7 +498,7 @@ fn roundtrip_names_what_owns_the_first_difference() {
 /// `gen_crates.rs`'s job).
 #[test]
 fn every_profile_generates_a_crate() {
-    let tmp = temp("gen");
+    let tmp = temp_dir("gen");
     for profile in [
         "havok-demo-710",
         "shred",
@@ -539,7 +548,7 @@ fn every_profile_generates_a_crate() {
 /// 2 after converting the rest; presets and digits name the same rules.
 #[test]
 fn convert_mirrors_a_folder_and_names_what_it_cannot_lay_out() {
-    let out = temp("convert");
+    let out = temp_dir("convert");
     let (code, text, err) = hk(&[
         "convert",
         root().join("samples").to_str().unwrap(),
@@ -590,9 +599,11 @@ fn convert_mirrors_a_folder_and_names_what_it_cannot_lay_out() {
 /// Converting the SDK's 7.1 demo folder from its PS3 files gives its 64-bit PC files.
 #[test]
 fn convert_reproduces_the_sdk_files_of_another_platform() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("convert_reproduces_the_sdk_files_of_another_platform") else {
+        return;
+    };
     let dir = corpus.join("packfile/havoklib-710");
-    let out = temp("convert-sdk");
+    let out = temp_dir("convert-sdk");
     let ps3: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -621,9 +632,11 @@ fn convert_reproduces_the_sdk_files_of_another_platform() {
 /// the SDK's 64-bit PC file; without `--layout` it builds the PS3 file again.
 #[test]
 fn xml_dump_builds_back_and_for_another_platform() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("xml_dump_builds_back_and_for_another_platform") else {
+        return;
+    };
     let dir = corpus.join("packfile/havoklib-710");
-    let out = temp("xml");
+    let out = temp_dir("xml");
     let ps3 = dir.join("allosaur[4011].hkx");
     let xml = out.join("allosaur.xml");
     let (code, text, err) = hk(&[

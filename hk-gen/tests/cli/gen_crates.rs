@@ -9,14 +9,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod common;
-use common::{corpus, root, temp};
+use crate::support::command;
+use hk_tests::{corpus, root, temp_dir};
 
-fn hk(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_hk"))
-        .args(args)
-        .output()
-        .unwrap();
+/// `hk ARGS`, which must succeed: its stdout and stderr.
+fn hk_ok(args: &[&str]) -> String {
+    let out = command().args(args).output().unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),
@@ -63,7 +61,9 @@ fn run(bin: &Path, files: &[PathBuf]) -> String {
 
 #[test]
 fn shipped_profiles_generate_build_and_round_trip() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("shipped_profiles_generate_build_and_round_trip") else {
+        return;
+    };
     for profile in [
         "havok-demo-710",
         "shred",
@@ -71,11 +71,11 @@ fn shipped_profiles_generate_build_and_round_trip() {
         "doom-2016",
         "nso-2023",
     ] {
-        let scratch = temp(profile);
+        let scratch = temp_dir(profile);
         let dir = scratch.join("crate");
         println!(
             "{}",
-            hk(&[
+            hk_ok(&[
                 "gen",
                 "crate",
                 "--game",
@@ -125,7 +125,7 @@ fn shipped_profiles_generate_build_and_round_trip() {
 fn extracted_crate(corpus: &Path, scratch: &Path) -> (PathBuf, PathBuf) {
     let file = corpus.join("games/demons-souls-ps3/skeleton_with_types.hkx");
     let schema = scratch.join("extracted-5.5");
-    hk(&[
+    hk_ok(&[
         "schema",
         "extract",
         file.to_str().unwrap(),
@@ -156,7 +156,7 @@ fn extracted_crate(corpus: &Path, scratch: &Path) -> (PathBuf, PathBuf) {
     let dir = scratch.join("des-skeleton");
     println!(
         "{}",
-        hk(&[
+        hk_ok(&[
             "gen",
             "crate",
             "--game",
@@ -182,16 +182,20 @@ fn extracted_crate(corpus: &Path, scratch: &Path) -> (PathBuf, PathBuf) {
 
 #[test]
 fn a_crate_from_extracted_metadata() {
-    let Some(corpus) = corpus() else { return };
-    let scratch = temp("gen-extracted");
+    let Some(corpus) = corpus("a_crate_from_extracted_metadata") else {
+        return;
+    };
+    let scratch = temp_dir("gen-extracted");
     let (dir, _) = extracted_crate(&corpus, &scratch);
     assert!(dir.join("Cargo.toml").is_file() && dir.join("src/lib.rs").is_file());
 }
 
 #[test]
 fn a_new_version_from_extracted_metadata() {
-    let Some(corpus) = corpus() else { return };
-    let scratch = temp("gen-extracted-build");
+    let Some(corpus) = corpus("a_new_version_from_extracted_metadata") else {
+        return;
+    };
+    let scratch = temp_dir("gen-extracted-build");
     let (dir, file) = extracted_crate(&corpus, &scratch);
     let line = run(&build(&dir), &[file]);
     println!("extracted 5.5 schema: {line}");

@@ -4,12 +4,14 @@
 //! what they cannot do, with the exit statuses of docs/exit-codes.md; the global read
 //! limits apply to them.
 
-mod common;
-use common::{corpus, hk, temp};
+use crate::support::hk;
+use hk_tests::{corpus, temp_dir};
 
 #[test]
 fn binary_tagfiles_through_the_commands() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("binary_tagfiles_through_the_commands") else {
+        return;
+    };
     let hat = corpus.join("games/project-anarchy-sample/HAT__Export__RL_Character_HAT.hkt");
     let hat = hat.to_str().unwrap();
     let (code, out, err) = hk(&["info", hat]);
@@ -23,7 +25,7 @@ fn binary_tagfiles_through_the_commands() {
     ] {
         assert!(out.contains(line), "{line}: {out}");
     }
-    let tmp = temp("commands");
+    let tmp = temp_dir("commands");
     let json = tmp.join("hat.json");
     let (code, out, err) = hk(&["dump", hat, "-o", json.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
@@ -107,7 +109,9 @@ fn binary_tagfiles_through_the_commands() {
 
 #[test]
 fn the_read_limits_apply_to_binary_tagfiles() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("the_read_limits_apply_to_binary_tagfiles") else {
+        return;
+    };
     let dir = corpus.join("games/project-anarchy-sample");
     let hat = dir.join("HAT__Export__RL_Character_HAT.hkt");
     let hat = hat.to_str().unwrap();
@@ -176,7 +180,7 @@ fn info_counts_the_objects_of_many_classes_in_linear_time() {
         })
         .collect();
     let graph = Graph::from_objects(schema, objects, ObjectId(0));
-    let tmp = temp("many-classes");
+    let tmp = temp_dir("many-classes");
     let path = tmp.join("many.hkt");
     std::fs::write(&path, binary::write(&graph, &file).unwrap()).unwrap();
     let started = Instant::now();

@@ -1,13 +1,12 @@
 //! `hk cm box` refuses half extents whose box's volume, mass or inertia is not a finite
 //! float, and writes nothing (docs/collision.md).
 
-#[allow(dead_code)]
-mod common;
-use common::{hk, temp};
+use crate::support::hk;
+use hk_tests::temp_dir;
 
 #[test]
 fn cm_box_refuses_extents_whose_mass_overflows() {
-    let dir = temp("cm-box-overflow");
+    let dir = temp_dir("cm-box-overflow");
     for extents in [
         "1e13,1e13,1e13",
         "1e38,1e38,1e38",

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-#[allow(dead_code)]
-mod common;
-use common::{corpus, hk, root, temp};
+use crate::support;
+use crate::support::hk;
+use hk_tests::{corpus, root, temp_dir};
 
 /// What a glTF or GLB holds, read with the `gltf` crate (which validates the document).
 #[derive(Debug, Default)]
@@ -18,7 +18,7 @@ struct Read {
 }
 
 fn read_gltf(path: &Path) -> Read {
-    let (g, buffers) = common::gltf_read(path);
+    let (g, buffers) = support::gltf_read(path);
     for (b, data) in g.buffers().zip(&buffers) {
         assert!(data.len() >= b.length(), "{}", path.display());
     }
@@ -101,7 +101,7 @@ fn export_three(file: &Path, dir: &Path, triangles: usize) {
 
 #[test]
 fn the_sample_box_as_gltf_and_glb() {
-    let dir = temp("sample");
+    let dir = temp_dir("sample");
     export_three(&root().join("samples/shred_box.hkx"), &dir, 12);
     // The GLB is the binary container: magic, version 2, its own length.
     let glb = std::fs::read(dir.join("shred_box.glb")).unwrap();
@@ -115,8 +115,10 @@ fn the_sample_box_as_gltf_and_glb() {
 
 #[test]
 fn the_three_corpus_maps_as_gltf_and_glb() {
-    let Some(corpus) = corpus() else { return };
-    let dir = temp("maps");
+    let Some(corpus) = corpus("the_three_corpus_maps_as_gltf_and_glb") else {
+        return;
+    };
+    let dir = temp_dir("maps");
     for (game, triangles) in [
         ("demons-souls-ps3/map_collision_h0004b0.hkx", 461),
         ("dark-souls-ptde/map_collision_template.hkx", 3469),
@@ -142,8 +144,10 @@ fn png(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
 
 #[test]
 fn render_the_demons_souls_map() {
-    let Some(corpus) = corpus() else { return };
-    let dir = temp("render");
+    let Some(corpus) = corpus("render_the_demons_souls_map") else {
+        return;
+    };
+    let dir = temp_dir("render");
     let map = corpus.join("games/demons-souls-ps3/map_collision_h0004b0.hkx");
     let map = map.to_str().unwrap();
     let shaded = dir.join("shaded.png");

@@ -2,12 +2,11 @@
 //! input plus 64 MiB, or `--max-memory`), in strips (docs/collision.md).
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
-#[allow(dead_code)]
-mod common;
-use common::{hk, root, temp};
+use crate::support::{command, hk};
+use hk_tests::{root, temp_dir};
 
 /// The peak resident memory (`VmHWM`) of a running process, in bytes.
 fn peak(pid: u32) -> Option<u64> {
@@ -19,7 +18,7 @@ fn peak(pid: u32) -> Option<u64> {
 
 /// Runs `hk ARGS`, watching its peak memory: (exit code, stderr, the largest peak seen).
 fn hk_peak(args: &[&str]) -> (i32, String, u64) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hk"))
+    let mut child = command()
         .args(args)
         .env_remove("HK_SCHEMAS")
         .env_remove("HK_GAMES")
@@ -48,7 +47,7 @@ fn render_of_the_largest_size_stays_within_the_memory_rule() {
         eprintln!("SKIPPED: no /proc to read a process's peak memory from");
         return;
     }
-    let dir = temp("render-memory");
+    let dir = temp_dir("render-memory");
     let level = root().join("samples/havok-710_level.hkx");
     let png = dir.join("big.png");
     let (code, err, most) = hk_peak(&[
@@ -85,7 +84,7 @@ fn render_of_the_largest_size_stays_within_the_memory_rule() {
 /// is refused, naming the size and `--max-memory`.
 #[test]
 fn render_in_strips_gives_the_same_picture_and_refuses_past_the_budget() {
-    let dir = temp("render-in-parts");
+    let dir = temp_dir("render-in-parts");
     let level = root().join("samples/havok-710_level.hkx");
     let l = level.to_str().unwrap();
     let (w, h) = (640usize, 480usize);

@@ -7,14 +7,14 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-#[allow(dead_code)]
-mod common;
-use common::{hk, root, temp};
+use crate::support;
+use crate::support::hk;
+use hk_tests::{root, temp_dir};
 
 /// World positions and triangle count of a glTF or GLB, read with the `gltf` crate (which
 /// validates the document).
 fn read_gltf(path: &Path) -> (Vec<[f32; 3]>, usize) {
-    let (doc, buffers) = common::gltf_read(path);
+    let (doc, buffers) = support::gltf_read(path);
     let (mut positions, mut triangles) = (Vec::new(), 0);
     for mesh in doc.meshes() {
         for p in mesh.primitives() {
@@ -71,7 +71,7 @@ fn render(file: &Path, dir: &Path) {
         "{}.png",
         file.file_stem().unwrap().to_str().unwrap()
     ));
-    let (_, drawn) = common::render_drawn(file, &png, (160, 120));
+    let (_, drawn) = support::render_drawn(file, &png, (160, 120));
     assert!(
         drawn > 160 * 120 / 20,
         "{}: {drawn} pixels drawn",
@@ -81,7 +81,7 @@ fn render(file: &Path, dir: &Path) {
 
 #[test]
 fn cm_box_writes_a_file_hk_reads_strictly() {
-    let dir = temp("hknp-cm-box");
+    let dir = temp_dir("hknp-cm-box");
     let file = dir.join("box.hkshape");
     let f = file.to_str().unwrap();
     let (code, out, err) = hk(&["cm", "box", "--half-extents", "0.5,1,1.5", "-o", f]);
@@ -122,7 +122,7 @@ fn cm_box_writes_a_file_hk_reads_strictly() {
 
 #[test]
 fn cm_box_refuses_bad_half_extents() {
-    let dir = temp("hknp-cm-bad");
+    let dir = temp_dir("hknp-cm-bad");
     let out = dir.join("x.hkshape");
     for (arg, says) in [
         ("0,1,1", "positive finite"),
@@ -153,7 +153,7 @@ fn cm_box_refuses_bad_half_extents() {
 /// terrain 288, compound 2 × 12) and the compound's boxes where its instances put them.
 #[test]
 fn cm_samples_export_and_render() {
-    let dir = temp("hknp-samples");
+    let dir = temp_dir("hknp-samples");
     let sample = |s: &str| root().join("samples").join(s);
     export(&sample("doom-2016_box.hkshape"), &dir, 12);
     // A 12 × 12 terrain: 11 rows of quads and one row of two triangles a cell.

@@ -3,16 +3,15 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use hk_runtime::packfile::Packfile;
 
-mod common;
-use common::{corpus, root, temp};
+use crate::support::command;
+use hk_tests::{corpus, root, temp_dir};
 
 /// `hk ARGS`: exit code, stdout, stderr. Built-in schemas unless `schemas` names a root.
-fn hk(schemas: Option<&Path>, args: &[&str]) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hk"));
+fn hk_with(schemas: Option<&Path>, args: &[&str]) -> (i32, String, String) {
+    let mut cmd = command();
     cmd.env_remove("HK_SCHEMAS").env_remove("HK_GAMES");
     if let Some(s) = schemas {
         cmd.arg("--schemas").arg(s);
@@ -125,9 +124,9 @@ fn number_after(out: &str, prefix: &str) -> usize {
 #[test]
 fn new_copies_the_closure_and_drops_every_stated_signature() {
     let src = root().join("schemas/havok-2010.2");
-    let t = temp("closure");
+    let t = temp_dir("closure");
     let out = t.join("havok-2011.1");
-    let (code, stdout, err) = hk(
+    let (code, stdout, err) = hk_with(
         None,
         &[
             "schema",
@@ -188,12 +187,12 @@ fn new_copies_the_closure_and_drops_every_stated_signature() {
     assert_eq!(g["contents_version"].as_str(), Some("hk_2011.1.0-r1"));
     assert_eq!(g["file_version"].as_integer(), Some(8));
     // Nothing is stated, so nothing is checked yet.
-    let (code, v, err) = hk(None, &["schema", "verify", s(&out)]);
+    let (code, v, err) = hk_with(None, &["schema", "verify", s(&out)]);
     assert_eq!(code, 0, "{v}{err}");
     assert!(v.contains("signatures 0/0"), "{v}");
 
     // Writing over a schema folder is refused (exit 2).
-    let (code, _, err) = hk(
+    let (code, _, err) = hk_with(
         None,
         &[
             "schema",
@@ -211,7 +210,7 @@ fn new_copies_the_closure_and_drops_every_stated_signature() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("already holds a schema folder"), "{err}");
     // A root the source lacks: the rest is written, the root is named, exit 1.
-    let (code, _, err) = hk(
+    let (code, _, err) = hk_with(
         None,
         &[
             "schema",
@@ -235,7 +234,7 @@ fn new_copies_the_closure_and_drops_every_stated_signature() {
     let g = std::fs::read_to_string(t.join("partial/generation.toml")).unwrap();
     assert!(g.contains("file_version = 9"), "{g}");
     // No roots at all: a usage error.
-    let (code, _, _) = hk(
+    let (code, _, _) = hk_with(
         None,
         &[
             "schema",
@@ -253,10 +252,10 @@ fn new_copies_the_closure_and_drops_every_stated_signature() {
 
 #[test]
 fn explain_is_an_error_on_what_is_not_a_packfile() {
-    let t = temp("notpf");
+    let t = temp_dir("notpf");
     let f = t.join("x.hkx");
     std::fs::write(&f, vec![0u8; 64]).unwrap();
-    let (code, _, err) = hk(
+    let (code, _, err) = hk_with(
         None,
         &["schema", "explain", "--schema", "havok-2010.2", s(&f)],
     );
@@ -269,7 +268,9 @@ fn explain_is_an_error_on_what_is_not_a_packfile() {
 /// from it plus one edit makes every stored signature of the Dark Souls files recompute.
 #[test]
 fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
-    let Some(corpus) = corpus() else { return };
+    let Some(corpus) = corpus("walkthrough_from_a_neighbour_with_one_renamed_enum_item") else {
+        return;
+    };
     let ds = corpus.join("games/dark-souls-ptde");
     let ragdoll = ds.join("c2240_ragdoll_with_types.hkx");
     let map = ds.join("map_collision_template.hkx");
@@ -286,7 +287,7 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
 
     // The neighbour: hkpMotion's MotionType item 4 renamed. hkpRigidBody includes it through
     // its parent hkpEntity's struct member `motion`.
-    let t = temp("walk");
+    let t = temp_dir("walk");
     let root_dir = t.join("schemas");
     let neighbour = root_dir.join("havok-2010.2");
     copy_dir(&root().join("schemas/havok-2010.2"), &neighbour);
@@ -296,7 +297,7 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
         "name = \"MOTION_KEYFRAMED\",",
         "name = \"MOTION_KEYFRAMED_RENAMED\",",
     );
-    let (code, out, _) = hk(
+    let (code, out, _) = hk_with(
         None,
         &[
             "schema",
@@ -312,7 +313,7 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
     // Explained against the neighbour, with the shipped folders to compare: only
     // hkpRigidBody disagrees, havok-2010.2 computes its stored value, and the difference is
     // hkpMotion's enum and its member `type`.
-    let (code, out, err) = hk(
+    let (code, out, err) = hk_with(
         None,
         &[
             "schema",
@@ -363,7 +364,7 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
         "--roots-of",
     ];
     args.extend(files);
-    let (code, out, err) = hk(Some(&root_dir), &args);
+    let (code, out, err) = hk_with(Some(&root_dir), &args);
     assert_eq!(code, 0, "{out}{err}");
     let copied = files_in(&new_dir);
     let stated = copied
@@ -380,7 +381,7 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
 
     let mut args = vec!["schema", "explain", "--schema", s(&new_dir)];
     args.extend(&files[..2]);
-    let (code, out, err) = hk(Some(&root_dir), &args);
+    let (code, out, err) = hk_with(Some(&root_dir), &args);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         out.contains(&format!("hkpRigidBody: stored {body}")),
@@ -399,7 +400,7 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
         "{out}"
     );
     args.insert(2, "--full");
-    let (_, full, _) = hk(Some(&root_dir), &args);
+    let (_, full, _) = hk_with(Some(&root_dir), &args);
     let item = full
         .lines()
         .find(|l| l.contains("type: enum MotionType") && l.contains("MOTION_KEYFRAMED_RENAMED = 4"))
@@ -421,7 +422,7 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
     );
     let mut args = vec!["schema", "explain", "--schema", s(&new_dir)];
     args.extend(files);
-    let (code, out, err) = hk(Some(&root_dir), &args);
+    let (code, out, err) = hk_with(Some(&root_dir), &args);
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains("3 of 3 files: every stored signature agrees"),
@@ -429,7 +430,7 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
     );
     let mut args = vec!["schema", "check", "-q", "--schema", s(&new_dir)];
     args.extend(files);
-    let (code, out, err) = hk(Some(&root_dir), &args);
+    let (code, out, err) = hk_with(Some(&root_dir), &args);
     assert_eq!(code, 0, "{out}{err}");
     for (f, line) in files.iter().zip(out.lines()) {
         let n = stored(Path::new(f), "").1;
