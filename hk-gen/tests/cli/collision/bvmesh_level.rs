@@ -142,7 +142,7 @@ fn the_project_anarchy_level_mesh_exports_and_renders() {
     let dir = temp_dir("bvfull");
     let games = corpus.join("games/project-anarchy-sample");
     let full = games.join("Meshes__RL_FullLevel.vmesh_data__M_0.01_0.01_0.01_1_0.hkt");
-    // 840 triangles: the file's numPrimitiveKeys (tests/tests/collision_bvmesh.rs).
+    // 840 triangles: the file's numPrimitiveKeys (tests/tests/integration/collision/bvmesh.rs).
     let obj = export(&full, &dir, 840);
     assert_eq!(obj.lines().filter(|l| l.starts_with("v ")).count(), 458);
     render(&full, &dir, 840);
