@@ -1,10 +1,10 @@
 //! Edits of bare TAG0 tagfiles for the hostile-input tests (docs/tagfile-format.md): words
 //! read and written little-endian, the TYPE section replaced by a table hk writes, and the
-//! words of one ITEM entry changed.
+//! words of one ITEM entry changed; and the hostile file those make together.
 
 use hk_runtime::schema::TagfileRules;
 use hk_runtime::tagfile::types::TypeTable;
-use hk_runtime::tagfile::TagFile;
+use hk_runtime::tagfile::{data, TagFile};
 
 /// The little-endian word at `o`.
 pub fn le32(b: &[u8], o: usize) -> u32 {
@@ -56,4 +56,33 @@ pub fn set_item(data: &[u8], tf: &TagFile, i: usize, f: impl Fn(&mut [u32; 3])) 
         put32(&mut out, at + 4 * k, *x);
     }
     out
+}
+
+/// A bare tagfile `data` (parsed as `tf`) made hostile: a memberless record of its type
+/// table shrunk to 0 bytes, and its first array item made 0xFFFFFFFF elements of it.
+/// Returns the bytes, the record's type index, and the file offset of that item's data.
+pub fn zero_size_huge_count(data: &[u8], tf: &TagFile) -> (Vec<u8>, usize, u64) {
+    let t = (1..tf.types.types.len())
+        .find(|&t| {
+            tf.types.kind_of(t as u64) == 7
+                && tf.types.types[t]
+                    .body
+                    .as_ref()
+                    .is_some_and(|b| b.members.as_ref().is_some_and(Vec::is_empty))
+        })
+        .expect("a memberless record");
+    let i = (1..tf.items.len())
+        .find(|&i| tf.items[i].flags == data::ITEM_ARRAY)
+        .unwrap();
+    let mut types = tf.types.as_ref().clone();
+    let b = types.types[t].body.as_mut().unwrap();
+    b.size_align = Some((0, b.size_align.map_or(1, |s| s.1)));
+    let bad = with_types(data, tf, &types);
+    let back = TagFile::parse(&bad).unwrap();
+    let item_at = back.root.child(b"DATA").unwrap().payload().0 + u64::from(back.items[i].offset);
+    let bad = set_item(&bad, &back, i, |w| {
+        w[0] = (w[0] & 0xFF00_0000) | t as u32;
+        w[2] = 0xFFFF_FFFF;
+    });
+    (bad, t, item_at)
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hk_runtime::error::{ErrorKind, Limit, ReadError};
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_runtime::graph::{default_values, Array, Floats, Graph, Object, ObjectId, Value};
 use hk_runtime::schema::{names, ClassId};
 use hk_runtime::tagfile::binary::{self, defs::Base, BinaryTagfile, ClassDef, MemberDef, TypeCode};

@@ -5,7 +5,7 @@
 use std::io::Write;
 
 use hk_runtime::dump::{self, Format};
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_tests::heap::{live, measure, measuring};
 
 /// The peak of live heap bytes while `f` runs (this file's only test, so no other thread

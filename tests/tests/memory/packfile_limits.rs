@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hk_runtime::error::{ErrorKind, ReadError};
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_runtime::graph::{Array, Graph, Value};
 use hk_runtime::limits::Limit;
 use hk_runtime::packfile::{read::read, write::write, Packfile, PackfileInfo};

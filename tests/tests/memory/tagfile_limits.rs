@@ -9,14 +9,14 @@
 use std::time::{Duration, Instant};
 
 use hk_runtime::error::{ErrorKind, ReadError};
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_runtime::limits::Limit;
 use hk_runtime::tagfile::types::{Body, TagMember, TagType};
-use hk_runtime::tagfile::{data, varint, Section, TagFile};
+use hk_runtime::tagfile::{varint, Section, TagFile};
 use hk_runtime::{Limits, ReadOptions};
 use hk_tests::heap::{measure, measuring};
 
-use hk_tests::tagfile_edit::{set_item, with_types};
+use hk_tests::tagfile_edit::{set_item, with_types, zero_size_huge_count};
 
 const SKELETON: &str = "games/dark-souls-remastered/c2240_skeleton.hkx";
 
@@ -73,30 +73,7 @@ fn zero_size_elements_with_a_huge_count_are_refused() {
     let _m = measuring();
     let data = hk_tests::read(&corpus.join(SKELETON));
     let tf = TagFile::parse(&data).unwrap();
-    // A memberless record of the table, shrunk to 0 bytes; the first array item made
-    // 0xFFFFFFFF of it.
-    let t = (1..tf.types.types.len())
-        .find(|&t| {
-            tf.types.kind_of(t as u64) == 7
-                && tf.types.types[t]
-                    .body
-                    .as_ref()
-                    .is_some_and(|b| b.members.as_ref().is_some_and(Vec::is_empty))
-        })
-        .expect("a memberless record");
-    let i = (1..tf.items.len())
-        .find(|&i| tf.items[i].flags == data::ITEM_ARRAY)
-        .unwrap();
-    let mut types = tf.types.as_ref().clone();
-    let b = types.types[t].body.as_mut().unwrap();
-    b.size_align = Some((0, b.size_align.map_or(1, |s| s.1)));
-    let bad = with_types(&data, &tf, &types);
-    let back = TagFile::parse(&bad).unwrap();
-    let item_at = back.root.child(b"DATA").unwrap().payload().0 + u64::from(back.items[i].offset);
-    let bad = set_item(&bad, &back, i, |w| {
-        w[0] = (w[0] & 0xFF00_0000) | t as u32;
-        w[2] = 0xFFFF_FFFF;
-    });
+    let (bad, _, item_at) = zero_size_huge_count(&data, &tf);
     let e = refused("0xFFFFFFFF zero-size elements", &bad);
     match e.kind() {
         ErrorKind::Read(ReadError::Count { count, size, .. }) => {

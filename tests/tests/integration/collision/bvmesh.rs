@@ -9,7 +9,7 @@ use std::sync::Arc;
 use hk_runtime::collision::bvmesh::{self, BvMesh, PrimitiveKind};
 use hk_runtime::collision::bvmesh_build::{build_compound, build_mesh, InstanceInput};
 use hk_runtime::collision::{self, compound, pack, Aabb, Vec3};
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_runtime::graph::{Array, Graph, ObjectId, Value};
 use hk_runtime::packfile::PackfileInfo;
 use hk_runtime::ReadOptions;

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use hk_runtime::collision::{self, check, Aabb, Scene};
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_runtime::graph::Value;
 use hk_runtime::ReadOptions;
 

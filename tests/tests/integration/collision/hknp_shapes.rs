@@ -10,7 +10,7 @@ use std::sync::Arc;
 use hk_runtime::collision::hknp_build::{self, MeshInput, Placed};
 use hk_runtime::collision::packed::{self, Grid, PACKED_BITS, SHARED_BITS};
 use hk_runtime::collision::{self, Aabb, Affine, Scene, ShapeKind};
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_runtime::graph::{Graph, ObjectId, Value};
 use hk_runtime::limits::ReadOptions;
 use hk_runtime::tagfile::cm::SurfaceRecord;

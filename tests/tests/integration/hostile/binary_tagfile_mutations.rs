@@ -3,7 +3,7 @@
 //! the offset (and the object and member path); lenient reading records the soft ones and
 //! writes them back in Havok's form.
 
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_runtime::tagfile::binary;
 
 #[allow(dead_code)]

@@ -7,7 +7,7 @@ use hk_runtime::error::{ErrorKind, ReadError};
 use hk_runtime::tagfile::types::{Body, TagMember, TagType, TypeTable};
 use hk_runtime::tagfile::{data, schema, Section, TagFile};
 
-use hk_tests::tagfile_edit::{le32, put32, rules_of, set_item, with_types};
+use hk_tests::tagfile_edit::{le32, put32, rules_of, set_item, with_types, zero_size_huge_count};
 
 const FILES: [&str; 6] = hk_tests::TAGFILES;
 
@@ -316,27 +316,7 @@ fn zero_size_items_with_huge_counts_are_refused_before_allocating() {
     let tf = TagFile::parse(&data).unwrap();
     // A memberless record of the table (hkContainerHeapAllocator, 1 byte) shrunk to 0 bytes,
     // and the first array item made 0xFFFFFFFF of it.
-    let t = (1..tf.types.types.len())
-        .find(|&t| {
-            tf.types.kind_of(t as u64) == 7
-                && tf.types.types[t]
-                    .body
-                    .as_ref()
-                    .is_some_and(|b| b.members.as_ref().is_some_and(Vec::is_empty))
-        })
-        .expect("a memberless record");
-    let i = (1..tf.items.len())
-        .find(|&i| tf.items[i].flags == data::ITEM_ARRAY)
-        .unwrap();
-    let mut types = tf.types.as_ref().clone();
-    let b = types.types[t].body.as_mut().unwrap();
-    b.size_align = Some((0, b.size_align.map_or(1, |s| s.1)));
-    let bad = with_types(&data, &tf, &types);
-    let back = TagFile::parse(&bad).unwrap();
-    let bad = set_item(&bad, &back, i, |w| {
-        w[0] = (w[0] & 0xFF00_0000) | t as u32;
-        w[2] = 0xFFFF_FFFF;
-    });
+    let (bad, t, _) = zero_size_huge_count(&data, &tf);
     let started = Instant::now();
     let err = hk_runtime::tagfile::read(&bad).unwrap_err();
     assert!(

@@ -13,7 +13,7 @@
 //!   is refused by the writer naming the element and the member.
 
 use hk_runtime::error::{ErrorKind, WriteError};
-use hk_runtime::file::{self};
+use hk_runtime::file;
 use hk_runtime::graph::{Array, Graph, ObjectId, StructColumns, Value};
 
 const CLOTH: &str = "games/bloodborne/c2020_cloth.hkx";
