@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use hk_runtime::tagfile::binary::MAGIC;
+use hk_runtime::Endian;
 
 /// The sign-bit varint of binary tagfiles (docs/binary-tagfile-format.md §1).
 pub fn varint(v: i64) -> Vec<u8> {
@@ -85,4 +86,22 @@ pub fn tree(dir: &Path) -> Vec<PathBuf> {
     }
     out.sort();
     out
+}
+
+/// Writes `v` at `at` in byte order `e`.
+pub fn put_u32(b: &mut [u8], at: usize, v: u32, e: Endian) {
+    let bytes = match e {
+        Endian::Big => v.to_be_bytes(),
+        Endian::Little => v.to_le_bytes(),
+    };
+    b[at..at + 4].copy_from_slice(&bytes);
+}
+
+/// The word at `at` in byte order `e`.
+pub fn get_u32(b: &[u8], at: usize, e: Endian) -> u32 {
+    let w = [b[at], b[at + 1], b[at + 2], b[at + 3]];
+    match e {
+        Endian::Big => u32::from_be_bytes(w),
+        Endian::Little => u32::from_le_bytes(w),
+    }
 }

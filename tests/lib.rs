@@ -6,6 +6,7 @@
 
 pub mod heap;
 pub mod hostile;
+pub mod tagfile_edit;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,27 @@ pub fn root() -> PathBuf {
 /// The schema folders.
 pub fn schemas() -> PathBuf {
     root().join("schemas")
+}
+
+/// The shipped schema folders, as the front door takes them.
+pub fn schema_set() -> hk_runtime::file::Schemas {
+    hk_runtime::file::Schemas::from_dir(&schemas()).expect("schema folders")
+}
+
+/// A fresh folder named after `name` holding the shipped 7.1 `generation.toml` and
+/// `classes/<name>.toml` files of the given (name, text) pairs.
+pub fn schema_folder_71(name: &str, classes: &[(String, String)]) -> Scratch {
+    let dir = temp_dir(name);
+    std::fs::copy(
+        schemas().join("havok-7.1/generation.toml"),
+        dir.join("generation.toml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("classes")).unwrap();
+    for (n, text) in classes {
+        std::fs::write(dir.join("classes").join(format!("{n}.toml")), text).unwrap();
+    }
+    dir
 }
 
 /// Loads `schemas/<name>`, panicking with every diagnostic on failure.

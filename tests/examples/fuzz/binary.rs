@@ -9,7 +9,7 @@
 //! input that takes longer than [`SLOW`].
 
 #[allow(dead_code)]
-#[path = "../../tests/binary_tagfile/walk.rs"]
+#[path = "../../tests/integration/tagfile/binary_walk.rs"]
 mod walk;
 
 mod rewrite;

@@ -1,0 +1,10 @@
+//! `hk`'s collision commands (docs/collision.md): export, render, mopp and `cm box`.
+
+mod bvmesh_level;
+mod cm_box;
+mod export_and_mopp;
+mod gltf_and_render;
+mod hknp;
+mod hknp_mesh_shape;
+mod level_71;
+mod render_memory;

@@ -1,0 +1,4 @@
+//! `hk schema` and the schema-selection rule from the command line.
+
+mod new_version;
+mod selection;

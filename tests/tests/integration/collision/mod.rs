@@ -1,0 +1,12 @@
+//! Collision (docs/collision.md): hkp and hknp shapes, compressed meshes, the MOPP
+//! interpreter, encoder and check, level building, and the corpus's maps.
+
+mod bvmesh;
+mod corpus_maps;
+mod hknp_mesh_shape;
+mod hknp_shapes;
+mod hkp_shapes;
+mod level_build;
+mod mopp_build;
+mod mopp_check_cap;
+mod mopp_interpreter;

@@ -1,0 +1,10 @@
+//! Tagfiles: TAG0 sections, type tables and schemas, the cm container, the synthetic hknp
+//! samples, and old binary tagfiles.
+
+mod binary;
+pub mod binary_walk;
+mod cm;
+mod reflect;
+mod schema;
+mod sections;
+mod synthetic;
