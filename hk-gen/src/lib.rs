@@ -21,7 +21,7 @@
 //! | `hk roundtrip` | [`roundtrip::run`] |
 //! | `hk schema ...` | [`schema::signatures`], [`schema::verify`], [`schema::check`], [`schema::extract`], [`schema::layout`], [`schema::import`], [`schema::new()`], [`schema::explain`] |
 //! | `hk sample` | [`sample::run`] |
-//! | `hk gen crate`, `hk gen all` | [`generate::gen_crate`], [`generate::gen_all`] |
+//! | `hk gen crate`, `hk gen all` | [`gen::gen_crate`], [`gen::gen_all`] |
 //! | `hk bench` | [`bench::run`] |
 //! | `hk export` | [`collision::export`] |
 //! | `hk cm box` | [`cm::box_cmd`] |
@@ -38,8 +38,6 @@ pub mod dump;
 pub mod embedded;
 pub mod error;
 pub mod gen;
-pub mod gen_files;
-pub mod generate;
 pub mod import;
 pub mod info;
 pub mod out;

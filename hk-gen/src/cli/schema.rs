@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use hk_gen::schema::{self, ImportFormat, Meta, NewOptions};
-use hk_gen::{generate, Context, Out, Result, Status};
+use hk_gen::{gen, Context, Out, Result, Status};
 
 use super::{Global, Run};
 
@@ -284,7 +284,7 @@ pub struct GenAll {
 impl Run for GenAll {
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         let (out, hk_path) = (self.out.as_deref(), self.hk_path.as_deref());
-        generate::gen_all(ctx, out, hk_path, self.corpus.as_deref(), o)
+        gen::gen_all(ctx, out, hk_path, self.corpus.as_deref(), o)
     }
 }
 
@@ -316,7 +316,7 @@ impl Run for GenCrate {
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         let (schema, hk_path) = (self.schema.as_deref(), self.hk_path.as_deref());
-        generate::gen_crate(ctx, &self.game, &self.out, schema, hk_path, self.expand, o)
+        gen::gen_crate(ctx, &self.game, &self.out, schema, hk_path, self.expand, o)
     }
 }
 

@@ -1,14 +1,20 @@
 //! `hk gen crate` and `hk gen all`: typed crates for game profiles. Generated crates
 //! depend on the hk crates by path, so these commands need an hk source checkout:
 //! `--hk-path`, or the checkout `hk` was built from while it still exists.
+//!
+//! [`write`] lays out one crate's folder (and builds and checks every profile's for
+//! `hk gen all`); [`files`] makes the text of each of its files.
+
+pub mod files;
+pub mod write;
 
 use std::path::{Path, PathBuf};
 
 use crate::context::{load_dir, Context, GamesSource};
 use crate::embedded::{self, SchemaFiles};
 use crate::error::{Error, Result};
-use crate::gen::{self, Profile};
 use crate::out::{outln, Out};
+use crate::profile::Profile;
 use crate::Status;
 
 /// The checkout `hk` was built from, if it is still there.
@@ -150,7 +156,7 @@ pub fn gen_crate(
             )
         }
     };
-    let g = gen::generate(&profile, &schema, &files, out, &hk_root, expand)?;
+    let g = write::generate(&profile, &schema, &files, out, &hk_root, expand)?;
     outln!(
         o,
         "{}: {} classes ({} roots and their closure), {} enums, from {from} -> {}",
@@ -195,7 +201,7 @@ pub fn gen_all(
         "generating the game crates into {} (first build takes a minute)",
         out.display()
     );
-    let outcomes = gen::all(profiles(ctx)?, ctx, &out, &here, corpus.as_deref())?;
+    let outcomes = write::all(profiles(ctx)?, ctx, &out, &here, corpus.as_deref())?;
     for oc in &outcomes {
         outln!(o, "{:<16} {}", oc.profile, oc.summary);
     }

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use hk_runtime::schema::names::{self, NameKind};
 use hk_runtime::Schema;
 
+use super::files;
 use crate::context::Context;
 use crate::embedded::SchemaFiles;
 use crate::error::{Error, Result};
-use crate::gen_files;
 
 pub use crate::profile::Profile;
 
@@ -69,7 +69,7 @@ pub fn generate(
         .collect::<Result<Vec<_>>>()?;
     let layout = profile.layout_rules(schema)?;
     let crate_name = format!("hk-game-{}", profile.name);
-    let lib = gen_files::ident(&crate_name.replace('-', "_"))?;
+    let lib = files::ident(&crate_name.replace('-', "_"))?;
     let expanded = if expand {
         Some(expansion(profile, schema, &closure)?)
     } else {
@@ -80,19 +80,16 @@ pub fn generate(
     let texts = [
         (
             "Cargo.toml",
-            gen_files::cargo_toml(profile, &crate_name, hk_root, expand)?,
+            files::cargo_toml(profile, &crate_name, hk_root, expand)?,
         ),
         (
             "src/lib.rs",
-            gen_files::lib_rs(profile, generation, layout, expanded)?,
+            files::lib_rs(profile, generation, layout, expanded)?,
         ),
-        (
-            "src/bin/roundtrip.rs",
-            gen_files::roundtrip_rs(profile, &lib)?,
-        ),
+        ("src/bin/roundtrip.rs", files::roundtrip_rs(profile, &lib)?),
         (
             "README.md",
-            gen_files::readme(profile, &crate_name, &lib, generation, &class_names, expand),
+            files::readme(profile, &crate_name, &lib, generation, &class_names, expand),
         ),
     ];
 
