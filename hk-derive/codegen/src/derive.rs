@@ -19,7 +19,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, LitStr};
 
-use crate::expand::{class, convert, Paths};
+use crate::expand::{class, dynamic, Paths};
 use crate::internals::ctxt::Ctxt;
 use crate::internals::model::{self, PtrMemo};
 
@@ -169,6 +169,6 @@ fn expand_inner(cx: &Ctxt, input: &DeriveInput) -> Option<TokenStream> {
         return Some(hk);
     }
     let codec = class::codec(&paths, &m);
-    let conv = convert::try_from(&paths, &m, false);
+    let conv = dynamic::try_from(&paths, &m, false);
     Some(quote!(#hk #codec #conv))
 }

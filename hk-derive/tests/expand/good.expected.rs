@@ -97,7 +97,7 @@ impl ::hk_runtime::typed::Class for UiBase {
         &self,
     ) -> ::hk_runtime::Result<::std::vec::Vec<::hk_runtime::graph::Value>> {
         let f: [&dyn ::hk_runtime::typed::ValueField; 1usize] = [&self.ref_count];
-        ::hk_runtime::typed::convert::values(
+        ::hk_runtime::typed::dynamic::values(
             <Self as ::hk_runtime::typed::Class>::MEMBERS,
             &f,
         )
@@ -111,7 +111,7 @@ impl ::hk_runtime::typed::Class for UiBase {
         let mut f: [&mut dyn ::hk_runtime::typed::ValueField; 1usize] = [
             &mut self.ref_count,
         ];
-        ::hk_runtime::typed::convert::take(
+        ::hk_runtime::typed::dynamic::take(
             <Self as ::hk_runtime::typed::HkClass>::NAME,
             <Self as ::hk_runtime::typed::Class>::MEMBERS,
             values,
@@ -123,7 +123,7 @@ impl ::hk_runtime::typed::Class for UiBase {
         schema: &::hk_runtime::Schema,
         seen: &mut ::std::vec::Vec<&'static str>,
     ) -> ::hk_runtime::Result<::hk_runtime::schema::ClassId> {
-        let (id, new) = ::hk_runtime::typed::convert::check_class(
+        let (id, new) = ::hk_runtime::typed::dynamic::check_class(
             schema,
             <Self as ::hk_runtime::typed::HkClass>::NAME,
             <Self as ::hk_runtime::typed::Class>::MEMBERS,
@@ -137,14 +137,14 @@ impl ::core::convert::TryFrom<::hk_runtime::typed::GraphObject<'_>> for UiBase {
     type Error = ::hk_runtime::Error;
     #[inline]
     fn try_from(o: ::hk_runtime::typed::GraphObject<'_>) -> ::hk_runtime::Result<Self> {
-        ::hk_runtime::typed::convert::from_object(o)
+        ::hk_runtime::typed::dynamic::from_object(o)
     }
 }
 impl ::core::convert::TryFrom<&UiBase> for ::hk_runtime::graph::Object {
     type Error = ::hk_runtime::Error;
     #[inline]
     fn try_from(x: &UiBase) -> ::hk_runtime::Result<Self> {
-        ::hk_runtime::typed::convert::to_object(x, schema())
+        ::hk_runtime::typed::dynamic::to_object(x, schema())
     }
 }
 /// A zero-copy view of a `uiBase` in a parsed packfile.
@@ -345,7 +345,7 @@ impl ::hk_runtime::typed::Class for UiThing {
             &self.children,
             &self.r#type,
         ];
-        ::hk_runtime::typed::convert::values(
+        ::hk_runtime::typed::dynamic::values(
             <Self as ::hk_runtime::typed::Class>::MEMBERS,
             &f,
         )
@@ -364,7 +364,7 @@ impl ::hk_runtime::typed::Class for UiThing {
             &mut self.children,
             &mut self.r#type,
         ];
-        ::hk_runtime::typed::convert::take(
+        ::hk_runtime::typed::dynamic::take(
             <Self as ::hk_runtime::typed::HkClass>::NAME,
             <Self as ::hk_runtime::typed::Class>::MEMBERS,
             values,
@@ -376,7 +376,7 @@ impl ::hk_runtime::typed::Class for UiThing {
         schema: &::hk_runtime::Schema,
         seen: &mut ::std::vec::Vec<&'static str>,
     ) -> ::hk_runtime::Result<::hk_runtime::schema::ClassId> {
-        let (id, new) = ::hk_runtime::typed::convert::check_class(
+        let (id, new) = ::hk_runtime::typed::dynamic::check_class(
             schema,
             <Self as ::hk_runtime::typed::HkClass>::NAME,
             <Self as ::hk_runtime::typed::Class>::MEMBERS,
@@ -390,14 +390,14 @@ impl ::core::convert::TryFrom<::hk_runtime::typed::GraphObject<'_>> for UiThing 
     type Error = ::hk_runtime::Error;
     #[inline]
     fn try_from(o: ::hk_runtime::typed::GraphObject<'_>) -> ::hk_runtime::Result<Self> {
-        ::hk_runtime::typed::convert::from_object(o)
+        ::hk_runtime::typed::dynamic::from_object(o)
     }
 }
 impl ::core::convert::TryFrom<&UiThing> for ::hk_runtime::graph::Object {
     type Error = ::hk_runtime::Error;
     #[inline]
     fn try_from(x: &UiThing) -> ::hk_runtime::Result<Self> {
-        ::hk_runtime::typed::convert::to_object(x, schema())
+        ::hk_runtime::typed::dynamic::to_object(x, schema())
     }
 }
 /// A zero-copy view of a `uiThing` in a parsed packfile.
@@ -620,8 +620,8 @@ impl ::hk_runtime::typed::AnyClass for AnyObject {
         schema: &::hk_runtime::Schema,
     ) -> ::hk_runtime::Result<::hk_runtime::graph::Object> {
         match self {
-            Self::UiBase(x) => ::hk_runtime::typed::convert::to_object(x, schema),
-            Self::UiThing(x) => ::hk_runtime::typed::convert::to_object(x, schema),
+            Self::UiBase(x) => ::hk_runtime::typed::dynamic::to_object(x, schema),
+            Self::UiThing(x) => ::hk_runtime::typed::dynamic::to_object(x, schema),
         }
     }
     #[inline]
@@ -635,10 +635,10 @@ impl ::hk_runtime::typed::AnyClass for AnyObject {
         };
         match schema.name_of(o.class) {
             "uiBase" => {
-                ::hk_runtime::typed::convert::from_object::<UiBase>(g).map(Self::UiBase)
+                ::hk_runtime::typed::dynamic::from_object::<UiBase>(g).map(Self::UiBase)
             }
             "uiThing" => {
-                ::hk_runtime::typed::convert::from_object::<UiThing>(g)
+                ::hk_runtime::typed::dynamic::from_object::<UiThing>(g)
                     .map(Self::UiThing)
             }
             other => {

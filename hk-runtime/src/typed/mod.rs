@@ -17,13 +17,13 @@
 //! - **Views** ([`view`]): zero-copy accessors over a parsed packfile that read one member
 //!   without allocating; primitive arrays are read as columns with the byte order matched
 //!   once per array.
-//! - **Graph conversion** ([`convert`]): checked conversions between typed classes and the
+//! - **Graph conversion** ([`dynamic`]): checked conversions between typed classes and the
 //!   dynamic graph's objects (no value is cast or truncated).
 //!
 //! No graph is built on the typed path ([`crate::graph::graphs_built`] proves it in tests).
 
 mod class;
-pub mod convert;
+pub mod dynamic;
 mod engine;
 mod member;
 pub mod read;
@@ -31,7 +31,7 @@ pub mod view;
 pub mod write;
 
 pub use class::{AnyClass, Class, DecodeFn, HkClass, TypedFile};
-pub use convert::GraphObject;
+pub use dynamic::GraphObject;
 pub use engine::{ArrRef, Decoder, Elements, MemberInfo, Members, Out};
 pub use member::{
     decode_array, Bool, CArray, Enum, Field, Flags, Half, HkEnum, HkString, Member, Ref, Storage,
@@ -80,7 +80,7 @@ impl<A: AnyClass> TypedFile<A> {
     /// # Errors
     /// A schema that describes a class differently.
     pub fn to_graph(&self, schema: &std::sync::Arc<Schema>) -> Result<crate::graph::Graph> {
-        convert::file_to_graph(self, schema)
+        dynamic::file_to_graph(self, schema)
     }
 
     /// Typed objects from a graph (and the container facts to write them with).
@@ -88,7 +88,7 @@ impl<A: AnyClass> TypedFile<A> {
     /// # Errors
     /// As [`AnyClass::from_object`].
     pub fn from_graph(graph: &crate::graph::Graph, info: PackfileInfo) -> Result<Self> {
-        convert::file_from_graph(graph, info)
+        dynamic::file_from_graph(graph, info)
     }
 }
 

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{convert, layout, read, write, Paths};
+use super::{dynamic, layout, read, write, Paths};
 use crate::internals::model::Model;
 
 /// The struct of a generated class.
@@ -69,7 +69,7 @@ pub fn codec(p: &Paths, m: &Model<'_>) -> TokenStream {
     let tables = layout::class_items(p, m);
     let reads = read::class_items(p, m);
     let writes = write::class_items(p, m);
-    let converts = convert::class_items(p, m);
+    let converts = dynamic::class_items(p, m);
     quote! {
         #inherent
         impl #rt::Class for #ty {

@@ -1,11 +1,11 @@
 //! Code generation for `schema!`, split by concern: [`class`] (structs and the `Class` and
 //! `Member` impls), [`layout`] (offset, size and padding tables), [`read`] (decoders),
-//! [`write`] (encoders), [`convert`] (graph conversions), [`view`] (zero-copy views),
+//! [`write`] (encoders), [`dynamic`] (graph conversions), [`view`] (zero-copy views),
 //! [`enums`], with every runtime path from [`paths`]; this module writes the module-level
 //! items (`AnyObject`, the embedded schema, `decode_file`).
 
 pub mod class;
-pub mod convert;
+pub mod dynamic;
 mod embed;
 mod enums;
 pub mod layout;
@@ -123,7 +123,7 @@ pub fn module(
         let decl = class::decl(m);
         let hk = class::hk_class(p, m, None);
         let codec = class::codec(p, m);
-        let conv = convert::try_from(p, m, true);
+        let conv = dynamic::try_from(p, m, true);
         let view = view::class(p, m);
         quote!(#decl #hk #codec #conv #view)
     });
@@ -319,7 +319,7 @@ fn any_object(p: &Paths, schema: &Schema, models: &[Model<'_>]) -> TokenStream {
             #[inline]
             fn to_object(&self, schema: &#schema_t) -> #result<#graph::Object> {
                 match self {
-                    #(Self::#tys(x) => #rt::convert::to_object(x, schema),)*
+                    #(Self::#tys(x) => #rt::dynamic::to_object(x, schema),)*
                 }
             }
             #[inline]
@@ -329,7 +329,7 @@ fn any_object(p: &Paths, schema: &Schema, models: &[Model<'_>]) -> TokenStream {
             ) -> #result<Self> {
                 let g = #rt::GraphObject { schema, object: o };
                 match schema.name_of(o.class) {
-                    #(#names => #rt::convert::from_object::<#tys>(g).map(Self::#tys),)*
+                    #(#names => #rt::dynamic::from_object::<#tys>(g).map(Self::#tys),)*
                     other => ::core::result::Result::Err(#error::convert(
                         #convert_error::Class(::std::string::ToString::to_string(other)),
                     )),

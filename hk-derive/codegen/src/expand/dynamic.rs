@@ -31,13 +31,13 @@ pub fn class_items(p: &Paths, m: &Model<'_>) -> TokenStream {
         #[inline]
         fn to_values(&self) -> #result<::std::vec::Vec<#graph::Value>> {
             let f: [&dyn #rt::ValueField; #n] = [#(#refs),*];
-            #rt::convert::values(<Self as #rt::Class>::MEMBERS, &f)
+            #rt::dynamic::values(<Self as #rt::Class>::MEMBERS, &f)
         }
         #[inline]
         #[allow(unused_mut)]
         fn set_values(&mut self, values: &[#graph::Value]) -> #result<()> {
             let mut f: [&mut dyn #rt::ValueField; #n] = [#(#muts),*];
-            #rt::convert::take(
+            #rt::dynamic::take(
                 <Self as #rt::HkClass>::NAME,
                 <Self as #rt::Class>::MEMBERS,
                 values,
@@ -49,7 +49,7 @@ pub fn class_items(p: &Paths, m: &Model<'_>) -> TokenStream {
             schema: &#schema,
             seen: &mut ::std::vec::Vec<&'static str>,
         ) -> #result<#class_id> {
-            let (id, new) = #rt::convert::check_class(
+            let (id, new) = #rt::dynamic::check_class(
                 schema,
                 <Self as #rt::HkClass>::NAME,
                 <Self as #rt::Class>::MEMBERS,
@@ -75,7 +75,7 @@ pub fn try_from(p: &Paths, m: &Model<'_>, embedded: bool) -> TokenStream {
                 type Error = #error;
                 #[inline]
                 fn try_from(x: &#ty) -> #result<Self> {
-                    #rt::convert::to_object(x, schema())
+                    #rt::dynamic::to_object(x, schema())
                 }
             }
         }
@@ -85,7 +85,7 @@ pub fn try_from(p: &Paths, m: &Model<'_>, embedded: bool) -> TokenStream {
             type Error = #error;
             #[inline]
             fn try_from(o: #rt::GraphObject<'_>) -> #result<Self> {
-                #rt::convert::from_object(o)
+                #rt::dynamic::from_object(o)
             }
         }
         #to
