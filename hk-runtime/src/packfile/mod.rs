@@ -71,6 +71,40 @@ pub struct Packfile<'a> {
     by_name: OnceLock<Box<[u32]>>,
 }
 
+/// Reads the section headers and refuses sections that share a byte: each table is then
+/// read once, in time linear in the file (thousands of sections over the same bytes would
+/// read them thousands of times).
+fn read_sections(header: &Header, bytes: &Bytes<'_>) -> Result<Vec<Section>> {
+    let first = header.section_headers_offset();
+    let size = header.section_header_size();
+    let count = u64::from(header.section_count);
+    let avail = (bytes.len() as u64).saturating_sub(first);
+    if count.saturating_mul(size) > avail {
+        return Err(Error::count(first, count, size, avail).in_("section headers"));
+    }
+    let mut sections = Vec::with_capacity(count as usize);
+    for i in 0..header.section_count {
+        sections.push(Section::parse(bytes, i, first + u64::from(i) * size)?);
+    }
+    let mut spans: Vec<(u64, u64, u32)> = sections
+        .iter()
+        .filter(|s| s.end > 0)
+        .map(|s| (u64::from(s.start), s.abs(s.end), s.index))
+        .collect();
+    spans.sort_unstable();
+    if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        let (a, b) = (&sections[w[0].2 as usize], &sections[w[1].2 as usize]);
+        return Err(Error::invalid(
+            first + u64::from(b.index) * size + 0x14,
+            format!(
+                "section {} `{}` (0x{:X}..0x{:X}) overlaps section {} `{}` (0x{:X}..0x{:X})",
+                b.index, b.tag, w[1].0, w[1].1, a.index, a.tag, w[0].0, w[0].1
+            ),
+        ));
+    }
+    Ok(sections)
+}
+
 impl<'a> Packfile<'a> {
     /// Parses `data`.
     ///
@@ -82,35 +116,7 @@ impl<'a> Packfile<'a> {
     pub fn parse(data: &'a [u8]) -> Result<Self> {
         let header = Header::parse(data)?;
         let bytes = Bytes::new(data, header.layout.endian);
-        let first = header.section_headers_offset();
-        let size = header.section_header_size();
-        let count = u64::from(header.section_count);
-        let avail = (data.len() as u64).saturating_sub(first);
-        if count.saturating_mul(size) > avail {
-            return Err(Error::count(first, count, size, avail).in_("section headers"));
-        }
-        let mut sections = Vec::with_capacity(count as usize);
-        for i in 0..header.section_count {
-            sections.push(Section::parse(&bytes, i, first + u64::from(i) * size)?);
-        }
-        // Sections share no byte: each table is then read once, in time linear in the file
-        // (thousands of sections over the same bytes would read them thousands of times).
-        let mut spans: Vec<(u64, u64, u32)> = sections
-            .iter()
-            .filter(|s| s.end > 0)
-            .map(|s| (u64::from(s.start), s.abs(s.end), s.index))
-            .collect();
-        spans.sort_unstable();
-        if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
-            let (a, b) = (&sections[w[0].2 as usize], &sections[w[1].2 as usize]);
-            return Err(Error::invalid(
-                first + u64::from(b.index) * size + 0x14,
-                format!(
-                    "section {} `{}` (0x{:X}..0x{:X}) overlaps section {} `{}` (0x{:X}..0x{:X})",
-                    b.index, b.tag, w[1].0, w[1].1, a.index, a.tag, w[0].0, w[0].1
-                ),
-            ));
-        }
+        let sections = read_sections(&header, &bytes)?;
         let mut pf = Packfile {
             header,
             sections,
@@ -125,149 +131,158 @@ impl<'a> Packfile<'a> {
         pf.class_names = pf.read_class_names()?;
         let mut pointers = Vec::new();
         let mut objects = Vec::new();
+        let (mut exports, mut imports) = (Vec::new(), Vec::new());
         for s in &pf.sections {
-            let idx = s.index;
-            let local_limit = s.abs(s.local_fixups);
-            fixup::each::<2>(
-                &bytes,
-                s,
-                s.local_fixups,
-                s.global_fixups,
-                "local",
-                |_, [source, destination]| {
-                    if s.abs(destination) > local_limit {
-                        return Err(Error::read(ReadError::FixupOutside {
-                            destination,
-                            section: s.tag.clone(),
-                        })
-                        .at(s.abs(destination)));
-                    }
-                    pointers.push((
-                        Loc {
-                            section: idx,
-                            offset: source,
-                        },
-                        Loc {
-                            section: idx,
-                            offset: destination,
-                        },
-                    ));
-                    Ok(())
-                },
-            )?;
-            let sections = &pf.sections;
-            fixup::each::<3>(
-                &bytes,
-                s,
-                s.global_fixups,
-                s.virtual_fixups,
-                "global",
-                |at, [source, section, destination]| {
-                    let target = sections.get(section as usize).ok_or_else(|| {
-                        Error::invalid(
-                            at + 4,
-                            format!(
-                                "global fixup names section {section}, the file has {}",
-                                sections.len()
-                            ),
-                        )
-                        .in_(s.tag.clone())
-                    })?;
-                    if target.abs(destination) > target.abs(target.local_fixups) {
-                        return Err(Error::read(ReadError::FixupOutside {
-                            destination,
-                            section: target.tag.clone(),
-                        })
-                        .at(target.abs(destination)));
-                    }
-                    pointers.push((
-                        Loc {
-                            section: idx,
-                            offset: source,
-                        },
-                        Loc {
-                            section,
-                            offset: destination,
-                        },
-                    ));
-                    Ok(())
-                },
-            )?;
-            let names_section = pf.header.class_names_section;
-            let names_len = sections
-                .get(names_section as usize)
-                .map_or(0, |n| n.local_fixups);
-            let class_names = &pf.class_names;
-            fixup::each::<3>(
-                &bytes,
-                s,
-                s.virtual_fixups,
-                s.exports,
-                "virtual",
-                |at, [object, section, class_name]| {
-                    let bad = |word: u64, msg: String| {
-                        Err(Error::invalid(at + word, msg).in_(s.tag.clone()))
-                    };
-                    if section != names_section {
-                        return bad(
-                            4,
-                            format!(
-                                "virtual fixup for the object at 0x{object:X} names section {section} for its class name; the class names are in section {names_section}"
-                            ),
-                        );
-                    }
-                    if class_name >= names_len {
-                        return bad(
-                            8,
-                            format!(
-                                "virtual fixup for the object at 0x{object:X} names class-name offset 0x{class_name:X}, past the class-name data (0x{names_len:X} bytes)"
-                            ),
-                        );
-                    }
-                    let Ok(name) = class_names.binary_search_by_key(&class_name, |c| c.offset)
-                    else {
-                        return bad(
-                            8,
-                            format!(
-                                "virtual fixup for the object at 0x{object:X} names class-name offset 0x{class_name:X}, which starts no entry"
-                            ),
-                        );
-                    };
-                    objects.push((
-                        Loc {
-                            section: idx,
-                            offset: object,
-                        },
-                        name as u32,
-                    ));
-                    Ok(())
-                },
-            )?;
-            for (offset, name) in fixup::named(&bytes, s, s.exports, s.imports)? {
-                pf.exports.push((
-                    Loc {
-                        section: idx,
-                        offset,
-                    },
-                    name,
-                ));
+            pf.local_fixups(s, &mut pointers)?;
+            pf.global_fixups(s, &mut pointers)?;
+            pf.virtual_fixups(s, &mut objects)?;
+            let at = |offset| Loc {
+                section: s.index,
+                offset,
+            };
+            for (offset, name) in fixup::named(&pf.bytes, s, s.exports, s.imports)? {
+                exports.push((at(offset), name));
             }
-            for (offset, name) in fixup::named(&bytes, s, s.imports, s.end)? {
-                pf.imports.push((
-                    Loc {
-                        section: idx,
-                        offset,
-                    },
-                    name,
-                ));
+            for (offset, name) in fixup::named(&pf.bytes, s, s.imports, s.end)? {
+                imports.push((at(offset), name));
             }
         }
+        pf.exports = exports;
+        pf.imports = imports;
+        pf.index(pointers, objects)?;
+        Ok(pf)
+    }
+
+    /// Reads the local fixups of section `s` (pointers inside it) into `pointers`.
+    fn local_fixups(&self, s: &Section, pointers: &mut Vec<(Loc, Loc)>) -> Result<()> {
+        let idx = s.index;
+        let local_limit = s.abs(s.local_fixups);
+        fixup::each::<2>(
+            &self.bytes,
+            s,
+            s.local_fixups,
+            s.global_fixups,
+            "local",
+            |_, [source, destination]| {
+                if s.abs(destination) > local_limit {
+                    return Err(Error::read(ReadError::FixupOutside {
+                        destination,
+                        section: s.tag.clone(),
+                    })
+                    .at(s.abs(destination)));
+                }
+                let at = |offset| Loc {
+                    section: idx,
+                    offset,
+                };
+                pointers.push((at(source), at(destination)));
+                Ok(())
+            },
+        )
+    }
+
+    /// Reads the global fixups of section `s` (pointers into any section) into `pointers`.
+    fn global_fixups(&self, s: &Section, pointers: &mut Vec<(Loc, Loc)>) -> Result<()> {
+        let sections = &self.sections;
+        fixup::each::<3>(
+            &self.bytes,
+            s,
+            s.global_fixups,
+            s.virtual_fixups,
+            "global",
+            |at, [source, section, destination]| {
+                let target = sections.get(section as usize).ok_or_else(|| {
+                    Error::invalid(
+                        at + 4,
+                        format!(
+                            "global fixup names section {section}, the file has {}",
+                            sections.len()
+                        ),
+                    )
+                    .in_(s.tag.clone())
+                })?;
+                if target.abs(destination) > target.abs(target.local_fixups) {
+                    return Err(Error::read(ReadError::FixupOutside {
+                        destination,
+                        section: target.tag.clone(),
+                    })
+                    .at(target.abs(destination)));
+                }
+                let source = Loc {
+                    section: s.index,
+                    offset: source,
+                };
+                let destination = Loc {
+                    section,
+                    offset: destination,
+                };
+                pointers.push((source, destination));
+                Ok(())
+            },
+        )
+    }
+
+    /// Reads the virtual fixups of section `s` (objects and their class-name entries) into
+    /// `objects`.
+    fn virtual_fixups(&self, s: &Section, objects: &mut Vec<(Loc, u32)>) -> Result<()> {
+        let names_section = self.header.class_names_section;
+        let names_len = self
+            .sections
+            .get(names_section as usize)
+            .map_or(0, |n| n.local_fixups);
+        let class_names = &self.class_names;
+        fixup::each::<3>(
+            &self.bytes,
+            s,
+            s.virtual_fixups,
+            s.exports,
+            "virtual",
+            |at, [object, section, class_name]| {
+                let bad =
+                    |word: u64, msg: String| Err(Error::invalid(at + word, msg).in_(s.tag.clone()));
+                if section != names_section {
+                    return bad(
+                        4,
+                        format!(
+                            "virtual fixup for the object at 0x{object:X} names section {section} for its class name; the class names are in section {names_section}"
+                        ),
+                    );
+                }
+                if class_name >= names_len {
+                    return bad(
+                        8,
+                        format!(
+                            "virtual fixup for the object at 0x{object:X} names class-name offset 0x{class_name:X}, past the class-name data (0x{names_len:X} bytes)"
+                        ),
+                    );
+                }
+                let Ok(name) = class_names.binary_search_by_key(&class_name, |c| c.offset) else {
+                    return bad(
+                        8,
+                        format!(
+                            "virtual fixup for the object at 0x{object:X} names class-name offset 0x{class_name:X}, which starts no entry"
+                        ),
+                    );
+                };
+                let loc = Loc {
+                    section: s.index,
+                    offset: object,
+                };
+                objects.push((loc, name as u32));
+                Ok(())
+            },
+        )
+    }
+
+    /// Sorts the pointer, object and import tables for lookups and refuses two entries for
+    /// one slot or one object.
+    fn index(&mut self, mut pointers: Vec<(Loc, Loc)>, mut objects: Vec<(Loc, u32)>) -> Result<()> {
         if !pointers.is_sorted_by_key(|p| p.0) {
             pointers.sort_by_key(|p| (u64::from(p.0.section) << 32) | u64::from(p.0.offset));
         }
         if let Some(w) = pointers.windows(2).find(|w| w[0].0 == w[1].0) {
             return Err(Error::invalid(
-                pf.abs(w[0].0),
+                self.abs(w[0].0),
                 "two fixups name this pointer slot",
             ));
         }
@@ -275,15 +290,18 @@ impl<'a> Packfile<'a> {
             objects.sort_unstable();
         }
         if let Some(w) = objects.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(pf.duplicate_object(w[0].0));
+            return Err(self.duplicate_object(w[0].0));
         }
-        pf.imports.sort();
-        if let Some(w) = pf.imports.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(Error::invalid(pf.abs(w[0].0), "two imports name this slot"));
+        self.imports.sort();
+        if let Some(w) = self.imports.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(Error::invalid(
+                self.abs(w[0].0),
+                "two imports name this slot",
+            ));
         }
-        pf.pointers = pointers;
-        pf.objects = objects;
-        Ok(pf)
+        self.pointers = pointers;
+        self.objects = objects;
+        Ok(())
     }
 
     /// The error for two virtual fixups naming the object at `loc`, at the second record.

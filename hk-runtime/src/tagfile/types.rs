@@ -174,6 +174,172 @@ impl Reader<'_, '_> {
     }
 }
 
+impl<'a, 'b> Reader<'a, 'b> {
+    /// A reader over the payload of subsection `s`.
+    fn of(data: &'a [u8], s: &Section, tag: &'static str, budget: &'b mut Budget) -> Self {
+        let (o, n) = s.payload();
+        Reader {
+            data: &data[o as usize..(o + n) as usize],
+            pos: 0,
+            base: o,
+            tag,
+            budget,
+        }
+    }
+}
+
+/// TNAM: v(N+1), then the name, parameter count and parameters of types 1..N. The types
+/// are charged before they are allocated: a count that fits the bytes left may still ask
+/// for far more memory than the file is worth. Gives the types and N.
+fn type_names(r: &mut Reader<'_, '_>, tstr: &[String]) -> Result<(Vec<TagType>, usize)> {
+    let at = r.base;
+    let n = r.count()?;
+    r.charge(
+        n.max(1) as u64,
+        std::mem::size_of::<TagType>() as u64 + TYPE_COST,
+        at,
+    )?;
+    let mut types = vec![TagType::default(); n.max(1)];
+    for t in types.iter_mut().skip(1) {
+        t.name = r.name(tstr, "type name", NameKind::TypeName)?;
+        let at = r.base + r.pos as u64;
+        let params = r.count()?;
+        r.charge(params as u64, std::mem::size_of::<Param>() as u64 + 32, at)?;
+        for _ in 0..params {
+            let name = r.name(tstr, "parameter name", NameKind::Member)?;
+            let value = if name.starts_with('t') {
+                r.index(n, "template type")?
+            } else {
+                r.v()?
+            };
+            t.params.push(Param { name, value });
+        }
+    }
+    if !r.rest_is_padding() {
+        return Err(Error::invalid(
+            r.base + r.pos as u64,
+            "TNAM ends in non-zero bytes",
+        ));
+    }
+    Ok((types, n))
+}
+
+/// TBOD: body records until the padding; gives the types in the order their bodies come.
+fn bodies(
+    r: &mut Reader<'_, '_>,
+    types: &mut [TagType],
+    n: usize,
+    fstr: &[String],
+) -> Result<Vec<u64>> {
+    let mut body_order = Vec::new();
+    while r.pos < r.data.len() {
+        let at = r.base + r.pos as u64;
+        let ti = r.index(n, "type")?;
+        if ti == 0 {
+            if !r.rest_is_padding() {
+                return Err(Error::invalid(at, "TBOD record for the null type"));
+            }
+            break;
+        }
+        let b = body(r, n, fstr, at)?;
+        if types[ti as usize].body.replace(b).is_some() {
+            return Err(Error::invalid(at, format!("type {ti} has two bodies")).in_("TBOD"));
+        }
+        body_order.push(ti);
+    }
+    Ok(body_order)
+}
+
+/// One TBOD record after its type index: the parent, then what its `opt` bits say follows.
+fn body(r: &mut Reader<'_, '_>, n: usize, fstr: &[String], at: u64) -> Result<Body> {
+    let mut b = Body {
+        parent: r.index(n, "parent")?,
+        ..Body::default()
+    };
+    let opt = r.v()?;
+    if opt & !0xFF != 0 {
+        return Err(Error::invalid(at, format!("unknown body option bits 0x{opt:X}")).in_("TBOD"));
+    }
+    if opt & 0x01 != 0 {
+        b.format = Some(r.v()?);
+    }
+    if opt & 0x02 != 0 {
+        b.subtype = Some(r.index(n, "subtype")?);
+    }
+    if opt & 0x04 != 0 {
+        b.version = Some(r.v()?);
+    }
+    if opt & 0x08 != 0 {
+        b.size_align = Some((r.v()?, r.v()?));
+    }
+    if opt & 0x10 != 0 {
+        b.flags = Some(r.v()?);
+    }
+    if opt & 0x20 != 0 {
+        b.members = Some(body_members(r, n, fstr)?);
+    }
+    if opt & 0x40 != 0 {
+        let at = r.base + r.pos as u64;
+        let count = r.count()?;
+        r.charge(count as u64, 16, at)?;
+        let mut ifaces = Vec::with_capacity(count);
+        for _ in 0..count {
+            ifaces.push((r.index(n, "interface")?, r.v()?));
+        }
+        b.interfaces = Some(ifaces);
+    }
+    if opt & 0x80 != 0 {
+        b.attribute = Some(r.v()?);
+    }
+    Ok(b)
+}
+
+/// A body's members: a count, then name, flags, (extra), offset and type of each.
+fn body_members(r: &mut Reader<'_, '_>, n: usize, fstr: &[String]) -> Result<Vec<TagMember>> {
+    let at = r.base + r.pos as u64;
+    let count = r.count()?;
+    r.charge(
+        count as u64,
+        std::mem::size_of::<TagMember>() as u64 + MEMBER_COST,
+        at,
+    )?;
+    let mut members = Vec::with_capacity(count);
+    for _ in 0..count {
+        let name = r.name(fstr, "member name", NameKind::Member)?;
+        let flags = r.v()?;
+        let extra = if flags & 0x80 != 0 {
+            Some(r.v()?)
+        } else {
+            None
+        };
+        members.push(TagMember {
+            name,
+            flags,
+            extra,
+            offset: r.v()?,
+            ty: r.index(n, "member type")?,
+        });
+    }
+    Ok(members)
+}
+
+/// THSH: v(count), then a type index and its u32 LE hash; gives the types in that order.
+fn hashes(r: &mut Reader<'_, '_>, types: &mut [TagType], n: usize) -> Result<Vec<u64>> {
+    let mut hash_order = Vec::new();
+    for _ in 0..r.count()? {
+        let ti = r.index(n, "hashed type")?;
+        let at = r.base + r.pos as u64;
+        let h = r
+            .data
+            .get(r.pos..r.pos + 4)
+            .ok_or_else(|| Error::truncated(at, 4, 0))?;
+        types[ti as usize].hash = Some(u32::from_le_bytes([h[0], h[1], h[2], h[3]]));
+        r.pos += 4;
+        hash_order.push(ti);
+    }
+    Ok(hash_order)
+}
+
 impl TypeTable {
     /// Decodes the TYPE section `ty` of `data`, within the default [`Limits`].
     ///
@@ -200,180 +366,45 @@ impl TypeTable {
         };
         let tstr = strings(data, sub(&[b"TSTR", b"TST1"])?, budget)?;
         let fstr = strings(data, sub(&[b"FSTR", b"FST1"])?, budget)?;
-        fn reader<'a, 'b>(
-            data: &'a [u8],
-            s: &Section,
-            tag: &'static str,
-            budget: &'b mut Budget,
-        ) -> Reader<'a, 'b> {
-            let (o, n) = s.payload();
-            Reader {
-                data: &data[o as usize..(o + n) as usize],
-                pos: 0,
-                base: o,
-                tag,
-                budget,
-            }
-        }
-        // TNAM: v(N+1), then name, param count and params of types 1..N. The types are
-        // charged before they are allocated: a count that fits the bytes left may still ask
-        // for far more memory than the file is worth.
-        let mut r = reader(data, sub(&[b"TNAM", b"TNA1"])?, "TNAM", budget);
-        let at = r.base;
-        let n = r.count()?;
-        r.charge(
-            n.max(1) as u64,
-            std::mem::size_of::<TagType>() as u64 + TYPE_COST,
-            at,
-        )?;
-        let mut types = vec![TagType::default(); n.max(1)];
-        for t in types.iter_mut().skip(1) {
-            t.name = r.name(&tstr, "type name", NameKind::TypeName)?;
-            let at = r.base + r.pos as u64;
-            let params = r.count()?;
-            r.charge(params as u64, std::mem::size_of::<Param>() as u64 + 32, at)?;
-            for _ in 0..params {
-                let name = r.name(&tstr, "parameter name", NameKind::Member)?;
-                let value = if name.starts_with('t') {
-                    r.index(n, "template type")?
-                } else {
-                    r.v()?
-                };
-                t.params.push(Param { name, value });
-            }
-        }
-        if !r.rest_is_padding() {
-            return Err(Error::invalid(
-                r.base + r.pos as u64,
-                "TNAM ends in non-zero bytes",
-            ));
-        }
-        // TBOD: records until the padding.
-        let mut r = reader(data, sub(&[b"TBOD", b"TBDY"])?, "TBOD", budget);
-        let mut body_order = Vec::new();
-        while r.pos < r.data.len() {
-            let at = r.base + r.pos as u64;
-            let ti = r.index(n, "type")?;
-            if ti == 0 {
-                if !r.rest_is_padding() {
-                    return Err(Error::invalid(at, "TBOD record for the null type"));
-                }
-                break;
-            }
-            let mut b = Body {
-                parent: r.index(n, "parent")?,
-                ..Body::default()
-            };
-            let opt = r.v()?;
-            if opt & !0xFF != 0 {
-                return Err(
-                    Error::invalid(at, format!("unknown body option bits 0x{opt:X}")).in_("TBOD"),
-                );
-            }
-            if opt & 0x01 != 0 {
-                b.format = Some(r.v()?);
-            }
-            if opt & 0x02 != 0 {
-                b.subtype = Some(r.index(n, "subtype")?);
-            }
-            if opt & 0x04 != 0 {
-                b.version = Some(r.v()?);
-            }
-            if opt & 0x08 != 0 {
-                b.size_align = Some((r.v()?, r.v()?));
-            }
-            if opt & 0x10 != 0 {
-                b.flags = Some(r.v()?);
-            }
-            if opt & 0x20 != 0 {
-                let at = r.base + r.pos as u64;
-                let count = r.count()?;
-                r.charge(
-                    count as u64,
-                    std::mem::size_of::<TagMember>() as u64 + MEMBER_COST,
-                    at,
-                )?;
-                let mut members = Vec::with_capacity(count);
-                for _ in 0..count {
-                    let name = r.name(&fstr, "member name", NameKind::Member)?;
-                    let flags = r.v()?;
-                    let extra = if flags & 0x80 != 0 {
-                        Some(r.v()?)
-                    } else {
-                        None
-                    };
-                    members.push(TagMember {
-                        name,
-                        flags,
-                        extra,
-                        offset: r.v()?,
-                        ty: r.index(n, "member type")?,
-                    });
-                }
-                b.members = Some(members);
-            }
-            if opt & 0x40 != 0 {
-                let at = r.base + r.pos as u64;
-                let count = r.count()?;
-                r.charge(count as u64, 16, at)?;
-                let mut ifaces = Vec::with_capacity(count);
-                for _ in 0..count {
-                    ifaces.push((r.index(n, "interface")?, r.v()?));
-                }
-                b.interfaces = Some(ifaces);
-            }
-            if opt & 0x80 != 0 {
-                b.attribute = Some(r.v()?);
-            }
-            if types[ti as usize].body.replace(b).is_some() {
-                return Err(Error::invalid(at, format!("type {ti} has two bodies")).in_("TBOD"));
-            }
-            body_order.push(ti);
-        }
-        // THSH: v(count), then type index and u32 LE hash.
-        let mut r = reader(data, sub(&[b"THSH"])?, "THSH", budget);
-        let mut hash_order = Vec::new();
-        for _ in 0..r.count()? {
-            let ti = r.index(n, "hashed type")?;
-            let at = r.base + r.pos as u64;
-            let h = r
-                .data
-                .get(r.pos..r.pos + 4)
-                .ok_or_else(|| Error::truncated(at, 4, 0))?;
-            types[ti as usize].hash = Some(u32::from_le_bytes([h[0], h[1], h[2], h[3]]));
-            r.pos += 4;
-            hash_order.push(ti);
-        }
+        let names = sub(&[b"TNAM", b"TNA1"])?;
+        let (mut types, n) = type_names(&mut Reader::of(data, names, "TNAM", budget), &tstr)?;
+        let mut r = Reader::of(data, sub(&[b"TBOD", b"TBDY"])?, "TBOD", budget);
+        let body_order = bodies(&mut r, &mut types, n, &fstr)?;
+        let mut r = Reader::of(data, sub(&[b"THSH"])?, "THSH", budget);
+        let hash_order = hashes(&mut r, &mut types, n)?;
         let table = TypeTable {
             types,
             body_order,
             hash_order,
         };
-        // Full names are spelled out for classes, member classes and messages: charged,
-        // and bounded (template arguments can make a name of a few bytes of TNAM spell out
-        // thousands of characters).
-        let names_at = sub(&[b"TNAM", b"TNA1"])?.offset;
-        let lengths = table.name_lengths();
+        table.charge_names(names.offset, budget)?;
+        Ok(table)
+    }
+
+    /// Full names are spelled out for classes, member classes and messages: charged, and
+    /// bounded (template arguments can make a name of a few bytes of TNAM spell out
+    /// thousands of characters).
+    fn charge_names(&self, names_at: u64, budget: &mut Budget) -> Result<()> {
+        let lengths = self.name_lengths();
         if let Some(t) = (1..lengths.len()).find(|&t| lengths[t] > MAX_NAME as u64) {
             return Err(Error::invalid(
                 names_at,
                 format!(
                     "type {t} has a full name of {} characters or more, longer than {MAX_NAME}: {}",
                     lengths[t],
-                    table.full_name(t as u64)
+                    self.full_name(t as u64)
                 ),
             )
             .in_("TNAM"));
         }
-        let members: u64 = table
+        let members: u64 = self
             .types
             .iter()
             .filter_map(|t| t.body.as_ref()?.members.as_ref())
             .flatten()
             .map(|m| lengths.get(m.ty as usize).copied().unwrap_or(0))
             .sum();
-        budget.charge(2 * (lengths.iter().sum::<u64>() + members), names_at)?;
-        Ok(table)
+        budget.charge(2 * (lengths.iter().sum::<u64>() + members), names_at)
     }
 
     /// The length of every type's [`TypeTable::full_name`], at most (a value's digits count

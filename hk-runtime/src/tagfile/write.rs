@@ -61,137 +61,33 @@ fn place(graph: &Graph, table: &TypeTable, dedupe_strings: bool) -> Result<Place
     if root.0 as usize >= graph.objects.len() {
         return Err(Error::write(WriteError::MissingObject(u64::from(root.0))).in_("root"));
     }
-    let mut enc = Encoder::new(graph, table);
-    // String items have type `char`; a file without strings need not describe it.
-    let char_ty = enc.type_named("char");
-    let mut p = Placed {
-        items: vec![(0, 0, 0, 0)],
-        ..Placed::default()
+    let enc = Encoder::new(graph, table);
+    let mut placer = Placer {
+        // String items have type `char`; a file without strings need not describe it.
+        char_ty: enc.type_named("char"),
+        enc,
+        table,
+        dedupe_strings,
+        p: Placed {
+            items: vec![(0, 0, 0, 0), (ITEM_OBJECT, 0, 0, 1)],
+            ..Placed::default()
+        },
+        object_index: HashMap::from_iter([(root, 1)]),
+        string_index: HashMap::default(),
+        fills: Vec::new(),
+        touched_set: HashSet::default(),
+        objects: VecDeque::from([root]),
     };
-    let mut object_index: HashMap<ObjectId, usize> = HashMap::default();
-    let mut string_index: HashMap<&[u8], usize> = HashMap::default();
-    // Slot offset, item index, declared type (the index fills the first min(size, 8) bytes).
-    let mut fills: Vec<(u64, usize, u64)> = Vec::new();
-    let mut touched_set: HashSet<u64> = HashSet::default();
-    let mut touch = |t: u64, touched: &mut Vec<u64>| {
-        if touched_set.insert(t) {
-            touched.push(t);
-        }
-    };
-    object_index.insert(root, 1);
-    p.items.push((ITEM_OBJECT, 0, 0, 1));
-    let mut objects: VecDeque<ObjectId> = VecDeque::from([root]);
-    while let Some(obj) = objects.pop_front() {
+    while let Some(obj) = placer.objects.pop_front() {
         let mut fifo: VecDeque<Node<'_>> = VecDeque::from([Node::Object(obj)]);
         while let Some(node) = fifo.pop_front() {
-            let (flag, ty, count, index, align) = match &node {
-                Node::Object(id) => {
-                    let t = enc.object_type(*id)?;
-                    (ITEM_OBJECT, t, 1, object_index[id], table.align_of(t))
-                }
-                Node::Array {
-                    elem, items, index, ..
-                } => (ITEM_ARRAY, *elem, items.len() as u64, *index, 16),
-                Node::Str { bytes, index } => {
-                    let c = char_ty.ok_or_else(|| {
-                        Error::invalid_write("the type table has no `char` for string items")
-                    })?;
-                    (ITEM_ARRAY, c, bytes.len() as u64 + 1, *index, 2)
-                }
-            };
-            align_to(&mut p.data, align);
-            let off = p.data.len() as u64;
-            touch(ty, &mut p.touched);
-            p.item_types.push(ty);
-            p.items[index] = (flag, ty, off, count);
-            let block = match node {
-                Node::Str { bytes, .. } => {
-                    p.data.extend_from_slice(bytes);
-                    p.data.push(0);
-                    continue;
-                }
-                Node::Object(id) => enc.object(id, ty)?,
-                Node::Array {
-                    elem,
-                    items,
-                    shape,
-                    path,
-                    ..
-                } => enc.array(items, elem, &shape, path)?,
-            };
-            if off + block.bytes.len() as u64 >= tables::MAX_DATA {
-                return Err(Error::write(WriteError::TooLarge(
-                    "DATA grows past what a TAG0 section holds".into(),
-                )));
-            }
-            p.data.extend_from_slice(&block.bytes);
-            let mut strings = Vec::new();
-            for slot in block.slots {
-                let Some(target) = slot.target else { continue };
-                let at = off + slot.rel;
-                p.patches.entry(slot.ty).or_default().push(at);
-                match target {
-                    Target::Object(id) => {
-                        touch(slot.ty, &mut p.touched);
-                        let next = p.items.len();
-                        let i = *object_index.entry(id).or_insert_with(|| {
-                            objects.push_back(id);
-                            next
-                        });
-                        if i == next {
-                            p.items.push((0, 0, 0, 0));
-                        }
-                        fills.push((at, i, slot.ty));
-                    }
-                    Target::Array {
-                        items,
-                        elem,
-                        shape,
-                        path,
-                    } => {
-                        touch(slot.ty, &mut p.touched);
-                        let i = p.items.len();
-                        p.items.push((0, 0, 0, 0));
-                        fifo.push_back(Node::Array {
-                            elem,
-                            items,
-                            shape,
-                            path,
-                            index: i,
-                        });
-                        fills.push((at, i, slot.ty));
-                    }
-                    Target::Str(s) => strings.push((slot.ty, s, at)),
-                }
-            }
-            // Strings are numbered after the whole scan of the block that holds them.
-            for (field_ty, s, at) in strings {
-                touch(field_ty, &mut p.touched);
-                let known = if dedupe_strings {
-                    string_index.get(s).copied()
-                } else {
-                    None
-                };
-                let i = match known {
-                    Some(i) => i,
-                    None => {
-                        let i = p.items.len();
-                        p.items.push((0, 0, 0, 0));
-                        if dedupe_strings {
-                            string_index.insert(s, i);
-                        }
-                        fifo.push_back(Node::Str { bytes: s, index: i });
-                        i
-                    }
-                };
-                fills.push((at, i, field_ty));
-            }
+            placer.node(node, &mut fifo)?;
         }
     }
     // Only what the root reaches has a place (docs §4); an object it does not reach would
     // be lost.
     if let Some(k) =
-        (0..graph.objects.len()).find(|&k| !object_index.contains_key(&ObjectId(k as u32)))
+        (0..graph.objects.len()).find(|&k| !placer.object_index.contains_key(&ObjectId(k as u32)))
     {
         let id = ObjectId(k as u32);
         return Err(Error::invalid_write(
@@ -199,21 +95,183 @@ fn place(graph: &Graph, table: &TypeTable, dedupe_strings: bool) -> Result<Place
         )
         .in_(graph.object_step(id)));
     }
-    align_to(&mut p.data, 16);
-    for (at, i, ty) in fills {
-        let n = table.size_of(ty).clamp(1, 8) as usize;
-        let i = i as u64;
-        if n < 8 && i >> (8 * n) != 0 {
-            return Err(Error::write(WriteError::TooLarge(format!(
-                "item {i} does not fit the {n}-byte slot of {}",
-                table.full_name(ty)
-            ))));
+    placer.fill()
+}
+
+/// DATA as it is placed: the items, the blocks, and the slots still to fill with the
+/// index of the item they name.
+struct Placer<'g> {
+    enc: Encoder<'g>,
+    table: &'g TypeTable,
+    char_ty: Option<u64>,
+    dedupe_strings: bool,
+    p: Placed,
+    object_index: HashMap<ObjectId, usize>,
+    string_index: HashMap<&'g [u8], usize>,
+    /// Slot offset, item index, declared type (the index fills the first min(size, 8)
+    /// bytes).
+    fills: Vec<(u64, usize, u64)>,
+    touched_set: HashSet<u64>,
+    /// Objects named and not placed yet, in the order they were first named.
+    objects: VecDeque<ObjectId>,
+}
+
+impl<'g> Placer<'g> {
+    /// Notes that type `t` is used, the first time.
+    fn touch(&mut self, t: u64) {
+        if self.touched_set.insert(t) {
+            self.p.touched.push(t);
         }
-        let dst = p
-            .data
-            .get_mut(at as usize..at as usize + n)
-            .ok_or_else(|| Error::invalid_write("a slot lies past DATA"))?;
-        dst.copy_from_slice(&i.to_le_bytes()[..n]);
     }
-    Ok(p)
+
+    /// The item header of `node`: flag, type, count, item index and alignment.
+    fn header(&mut self, node: &Node<'g>) -> Result<(u8, u64, u64, usize, u64)> {
+        Ok(match node {
+            Node::Object(id) => {
+                let t = self.enc.object_type(*id)?;
+                (
+                    ITEM_OBJECT,
+                    t,
+                    1,
+                    self.object_index[id],
+                    self.table.align_of(t),
+                )
+            }
+            Node::Array {
+                elem, items, index, ..
+            } => (ITEM_ARRAY, *elem, items.len() as u64, *index, 16),
+            Node::Str { bytes, index } => {
+                let c = self.char_ty.ok_or_else(|| {
+                    Error::invalid_write("the type table has no `char` for string items")
+                })?;
+                (ITEM_ARRAY, c, bytes.len() as u64 + 1, *index, 2)
+            }
+        })
+    }
+
+    /// Places one block: its item, its bytes, and the items its slots name (arrays queued
+    /// on `fifo`, objects on the object queue, strings after the block's whole scan).
+    fn node(&mut self, node: Node<'g>, fifo: &mut VecDeque<Node<'g>>) -> Result<()> {
+        let (flag, ty, count, index, align) = self.header(&node)?;
+        align_to(&mut self.p.data, align);
+        let off = self.p.data.len() as u64;
+        self.touch(ty);
+        self.p.item_types.push(ty);
+        self.p.items[index] = (flag, ty, off, count);
+        let block = match node {
+            Node::Str { bytes, .. } => {
+                self.p.data.extend_from_slice(bytes);
+                self.p.data.push(0);
+                return Ok(());
+            }
+            Node::Object(id) => self.enc.object(id, ty)?,
+            Node::Array {
+                elem,
+                items,
+                shape,
+                path,
+                ..
+            } => self.enc.array(items, elem, &shape, path)?,
+        };
+        if off + block.bytes.len() as u64 >= tables::MAX_DATA {
+            return Err(Error::write(WriteError::TooLarge(
+                "DATA grows past what a TAG0 section holds".into(),
+            )));
+        }
+        self.p.data.extend_from_slice(&block.bytes);
+        let mut strings = Vec::new();
+        for slot in block.slots {
+            let Some(target) = slot.target else { continue };
+            let at = off + slot.rel;
+            self.p.patches.entry(slot.ty).or_default().push(at);
+            match target {
+                Target::Object(id) => self.object_slot(id, at, slot.ty),
+                Target::Array {
+                    items,
+                    elem,
+                    shape,
+                    path,
+                } => {
+                    self.touch(slot.ty);
+                    let i = self.p.items.len();
+                    self.p.items.push((0, 0, 0, 0));
+                    fifo.push_back(Node::Array {
+                        elem,
+                        items,
+                        shape,
+                        path,
+                        index: i,
+                    });
+                    self.fills.push((at, i, slot.ty));
+                }
+                Target::Str(s) => strings.push((slot.ty, s, at)),
+            }
+        }
+        // Strings are numbered after the whole scan of the block that holds them.
+        for (field_ty, s, at) in strings {
+            self.string_slot(s, at, field_ty, fifo);
+        }
+        Ok(())
+    }
+
+    /// A slot naming object `id`: its item, numbered and queued when first named.
+    fn object_slot(&mut self, id: ObjectId, at: u64, ty: u64) {
+        self.touch(ty);
+        let next = self.p.items.len();
+        let objects = &mut self.objects;
+        let i = *self.object_index.entry(id).or_insert_with(|| {
+            objects.push_back(id);
+            next
+        });
+        if i == next {
+            self.p.items.push((0, 0, 0, 0));
+        }
+        self.fills.push((at, i, ty));
+    }
+
+    /// A slot naming string `s`: a new item, or (with deduplication) the one of the same
+    /// bytes.
+    fn string_slot(&mut self, s: &'g [u8], at: u64, ty: u64, fifo: &mut VecDeque<Node<'g>>) {
+        self.touch(ty);
+        let known = if self.dedupe_strings {
+            self.string_index.get(s).copied()
+        } else {
+            None
+        };
+        let i = match known {
+            Some(i) => i,
+            None => {
+                let i = self.p.items.len();
+                self.p.items.push((0, 0, 0, 0));
+                if self.dedupe_strings {
+                    self.string_index.insert(s, i);
+                }
+                fifo.push_back(Node::Str { bytes: s, index: i });
+                i
+            }
+        };
+        self.fills.push((at, i, ty));
+    }
+
+    /// Pads DATA and writes each slot's item index into its first bytes.
+    fn fill(mut self) -> Result<Placed> {
+        align_to(&mut self.p.data, 16);
+        for &(at, i, ty) in &self.fills {
+            let n = self.table.size_of(ty).clamp(1, 8) as usize;
+            let i = i as u64;
+            if n < 8 && i >> (8 * n) != 0 {
+                return Err(Error::write(WriteError::TooLarge(format!(
+                    "item {i} does not fit the {n}-byte slot of {}",
+                    self.table.full_name(ty)
+                ))));
+            }
+            let dst = self
+                .p
+                .data
+                .get_mut(at as usize..at as usize + n)
+                .ok_or_else(|| Error::invalid_write("a slot lies past DATA"))?;
+            dst.copy_from_slice(&i.to_le_bytes()[..n]);
+        }
+        Ok(self.p)
+    }
 }
