@@ -17,7 +17,7 @@
 //!    runs on); `dump` (feature `dump`, the default) writes and reads JSON and TOML dumps;
 //!    [`collision`] reads level collision as triangles, runs MOPP queries and writes OBJ.
 //!
-//! `tests/tests/layers.rs` checks that no module imports one of a higher layer and that the
+//! `tests/tests/integration/layers.rs` checks that no module imports one of a higher layer and that the
 //! module graph has no cycle. `hk-derive` uses only layers 1 and 2 (`default-features =
 //! false`), so the proc-macro does not compile the codecs.
 

@@ -2,7 +2,7 @@
 //! depend on the hk crates by path, so these commands need an hk source checkout:
 //! `--hk-path`, or the checkout `hk` was built from while it still exists.
 //!
-//! [`write`] lays out one crate's folder (and builds and checks every profile's for
+//! [`write`](mod@write) lays out one crate's folder (and builds and checks every profile's for
 //! `hk gen all`); [`files`] makes the text of each of its files.
 
 pub mod files;

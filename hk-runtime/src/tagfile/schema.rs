@@ -145,7 +145,7 @@ pub const RULES: LayoutRules = LayoutRules {
 /// A schema of every record type the files describe, under whichever tail-padding rule
 /// needs fewer inferred gaps (the plain rule on a tie). Measured: the DSR (2015.1) and TotK
 /// (2022.1) corpus files need no gap at all under the plain rule, 11 of 122 classes need
-/// one under the reusing rule (tests/tests/tagfile_schema.rs).
+/// one under the reusing rule (tests/tests/integration/tagfile/schema.rs).
 ///
 /// # Errors
 /// As [`extract_with`].

@@ -3,7 +3,7 @@
 //! (a `u32` relative to its section's box, a `u64` relative to the whole mesh's box).
 //!
 //! Every `pack` here is the inverse of its `unpack` on what `pack` writes:
-//! `pack(unpack(x)) == x` for every `x` that `pack` can produce (tests/tests/hknp_shapes.rs).
+//! `pack(unpack(x)) == x` for every `x` that `pack` can produce (tests/tests/integration/collision/hknp_shapes.rs).
 
 use crate::collision::math::Vec3;
 
