@@ -1,5 +1,6 @@
 //! Layout and signature rules on small schemas built in code (no corpus needed).
 
+use crate::member;
 use hk_runtime::schema::layout::Layouts;
 use hk_runtime::schema::signature;
 use hk_runtime::schema::{Class, Container, Enum, EnumItem, Generation, Member};
@@ -21,22 +22,6 @@ fn generation(rules: LayoutRules) -> Generation {
         member_flags: vec![("align_16".into(), 256), ("serialize_ignored".into(), 1024)],
         packfile: Default::default(),
         tagfile: None,
-    }
-}
-
-fn member(name: &str, ty: TypeKind) -> Member {
-    Member {
-        name: name.into(),
-        ty,
-        subtype: TypeKind::Void,
-        element: TypeKind::Void,
-        class: None,
-        enum_ref: None,
-        array_size: 0,
-        flags: 0,
-        expected_offset: None,
-        gap_before: 0,
-        line: 0,
     }
 }
 

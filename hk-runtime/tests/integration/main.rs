@@ -4,3 +4,23 @@
 
 mod layout_rules;
 mod schema_tools;
+
+use hk_runtime::schema::Member;
+use hk_runtime::types::TypeKind;
+
+/// A plain member of type `ty`: no class, enum, array size, flags or stated offset.
+fn member(name: &str, ty: TypeKind) -> Member {
+    Member {
+        name: name.into(),
+        ty,
+        subtype: TypeKind::Void,
+        element: TypeKind::Void,
+        class: None,
+        enum_ref: None,
+        array_size: 0,
+        flags: 0,
+        expected_offset: None,
+        gap_before: 0,
+        line: 0,
+    }
+}

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::member;
 use hk_runtime::schema::catalog::Catalog;
 use hk_runtime::schema::explain::{self, Outcome, Reference};
 use hk_runtime::schema::signature::{self, Part, Via};
@@ -33,22 +34,6 @@ fn generation() -> Generation {
         member_flags: vec![("serialize_ignored".into(), 1024)],
         packfile: Default::default(),
         tagfile: None,
-    }
-}
-
-fn member(name: &str, ty: TypeKind) -> Member {
-    Member {
-        name: name.into(),
-        ty,
-        subtype: TypeKind::Void,
-        element: TypeKind::Void,
-        class: None,
-        enum_ref: None,
-        array_size: 0,
-        flags: 0,
-        expected_offset: None,
-        gap_before: 0,
-        line: 0,
     }
 }
 
