@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::out::{outln, Out};
+use crate::out::{outln, warnln, Out};
 use crate::outputs::Outputs;
 use crate::walk::walk;
 use crate::Status;
@@ -82,6 +82,8 @@ struct Exported {
     bodies: usize,
     declared: Option<u64>,
     written: obj::Written,
+    /// The shapes that give no triangles, `body/shape (N vertices)`.
+    empty: Vec<String>,
 }
 
 /// One file to export: the input, whether it was named (not found in a folder), and the
@@ -143,7 +145,18 @@ fn export_one(
             .filter_map(|(_, m)| m.declared_triangles)
             .reduce(|a, b| a + b),
         written,
+        empty: empty_shapes(&s),
     }))
+}
+
+/// The shapes of `s` that give no triangles (points on a line, an empty mesh), as
+/// `body/shape (N vertices)`: `hk export` names each in a warning rather than write an
+/// object with no faces without a word.
+fn empty_shapes(s: &Scene) -> Vec<String> {
+    s.meshes()
+        .filter(|(_, m)| m.triangles.is_empty())
+        .map(|(b, m)| format!("{}/{} ({} vertices)", b.name, m.name, m.vertices.len()))
+        .collect()
 }
 
 /// `hk export FILE... --format obj|gltf|glb -o OUT`: one file per input file, in world
@@ -238,6 +251,9 @@ pub fn export(
                 sum.objects += e.written.objects;
                 sum.vertices += e.written.vertices;
                 sum.triangles += e.written.triangles;
+                for shape in &e.empty {
+                    warnln!(o, "{}: {shape} gives no triangles", f.display());
+                }
                 outln!(
                     o,
                     "{}: {} bodies, {} objects, {} vertices, {} triangles{} -> {}",
@@ -512,4 +528,21 @@ pub fn bench(ctx: &Context, path: &Path, queries: usize, o: &mut Out<'_>) -> Res
         );
     }
     Ok(Status::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::empty_shapes;
+    use crate::collision::render::tests::scene;
+
+    #[test]
+    fn shapes_without_triangles_are_named() {
+        let line = scene(vec![[0.0; 3], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], vec![]);
+        assert_eq!(empty_shapes(&line), ["b/m (3 vertices)"]);
+        let one = scene(
+            vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+            vec![[0, 1, 2]],
+        );
+        assert!(empty_shapes(&one).is_empty());
+    }
 }

@@ -113,10 +113,12 @@ fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 /// The convex hull of `p` as outward triangles (incremental: each point removes the faces
-/// it sees and joins the horizon). Empty for fewer than four non-coplanar points.
+/// it sees and joins the horizon). Points that all lie in one plane give their flat hull,
+/// the polygon's fan of triangles (a flat quad gives its two); points on one line give
+/// none.
 pub fn hull(p: &[Vec3]) -> Vec<[u32; 3]> {
     let n = p.len();
-    if n < 4 {
+    if n < 3 {
         return Vec::new();
     }
     let scale = p
@@ -146,8 +148,11 @@ pub fn hull(p: &[Vec3]) -> Vec<[u32; 3]> {
     let d = (0..n)
         .max_by(|&i, &j| plane(i).total_cmp(&plane(j)))
         .unwrap_or(0);
-    if line(c).sqrt() <= eps * eps.max(1.0) || plane(d) <= eps * dot(normal, normal).sqrt() {
+    if line(c).sqrt() <= eps * eps.max(1.0) {
         return Vec::new();
+    }
+    if n < 4 || plane(d) <= eps * dot(normal, normal).sqrt() {
+        return flat_hull(p, a, ab, normal, eps);
     }
     let centre: [f64; 3] = [0, 1, 2].map(|k| {
         (f64::from(p[a][k]) + f64::from(p[b][k]) + f64::from(p[c][k]) + f64::from(p[d][k])) / 4.0
@@ -191,6 +196,51 @@ pub fn hull(p: &[Vec3]) -> Vec<[u32; 3]> {
         }
     }
     faces.into_iter().map(|f| f.map(|x| x as u32)).collect()
+}
+
+/// The hull of points that lie in the plane through `p[a]` with direction `ab` and normal
+/// `normal`: the convex polygon (monotone chain over the points' coordinates in the plane),
+/// as a fan of triangles whose winding follows `normal`.
+fn flat_hull(p: &[Vec3], a: usize, ab: [f64; 3], normal: [f64; 3], eps: f64) -> Vec<[u32; 3]> {
+    let unit = |v: [f64; 3]| {
+        let l = dot(v, v).sqrt();
+        v.map(|x| x / l)
+    };
+    let (u, v) = (unit(ab), unit(cross(normal, ab)));
+    let mut pts: Vec<(f64, f64, usize)> = (0..p.len())
+        .map(|i| {
+            let d = sub(p[i], p[a]);
+            (dot(d, u), dot(d, v), i)
+        })
+        .collect();
+    pts.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+    let turn = |o: (f64, f64, usize), a: (f64, f64, usize), b: (f64, f64, usize)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    // Lower then upper chain, counter-clockwise around `normal`; points on an edge are
+    // left out.
+    let mut chain: Vec<(f64, f64, usize)> = Vec::with_capacity(2 * pts.len());
+    for pass in [false, true] {
+        let start = chain.len();
+        let order: Box<dyn Iterator<Item = &(f64, f64, usize)>> = if pass {
+            Box::new(pts.iter().rev())
+        } else {
+            Box::new(pts.iter())
+        };
+        for &q in order {
+            while chain.len() >= start + 2
+                && turn(chain[chain.len() - 2], chain[chain.len() - 1], q) <= eps * eps
+            {
+                chain.pop();
+            }
+            chain.push(q);
+        }
+        chain.pop();
+    }
+    let ring: Vec<u32> = chain.iter().map(|q| q.2 as u32).collect();
+    (1..ring.len().saturating_sub(1))
+        .map(|i| [ring[0], ring[i], ring[i + 1]])
+        .collect()
 }
 
 /// The `rotatedVertices` records as 12 floats each (x, y, z lanes): structs of `x`, `y`, `z`

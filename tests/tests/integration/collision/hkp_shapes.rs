@@ -495,7 +495,24 @@ fn hull_of_a_point_cloud_is_the_cube_around_it() {
         h.iter().flatten().all(|&i| (i as usize) < 8),
         "only corners"
     );
-    assert!(convex::hull(&pts[..3]).is_empty());
+    // Flat point sets give their flat hull: corners 0 to 3 are the square z = -1.
+    assert_eq!(convex::hull(&pts[..3]).len(), 1);
+    let square = convex::hull(&pts[..4]);
+    assert_eq!(square.len(), 2, "{square:?}");
+    let mut used: Vec<u32> = square.iter().flatten().copied().collect();
+    used.sort_unstable();
+    used.dedup();
+    assert_eq!(used, [0, 1, 2, 3]);
+    // A point inside the square and one on its edge change nothing.
+    let mut flat = pts[..4].to_vec();
+    flat.extend([[0.2, 0.1, -1.0], [0.0, -1.0, -1.0]]);
+    let h = convex::hull(&flat);
+    assert_eq!(h.len(), 2, "{h:?}");
+    assert!(h.iter().flatten().all(|&i| i < 4), "{h:?}");
+    // Points on one line have no hull.
+    assert!(
+        convex::hull(&[[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [2.0, 2.0, 2.0], [3.0; 3]]).is_empty()
+    );
     assert!(convex::planes_exact(&[[1.0, 0.0, 0.0, -1.0]], &corners));
     assert!(!convex::planes_exact(&[[2.0, 0.0, 0.0, -2.0]], &corners));
     assert!(!convex::planes_exact(&[[1.0, 0.0, 0.0, -0.5]], &corners));
