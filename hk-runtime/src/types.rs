@@ -90,6 +90,38 @@ impl TypeKind {
     pub const fn is_pointer(self) -> bool {
         matches!(self, TypeKind::Pointer)
     }
+
+    /// The types that hold the same kind of value in some generation: strings, arrays,
+    /// pointers, rotations, integers of one width. A schema naming a type its generation
+    /// lacks is told which of these the generation has (`stringptr` of 2010 is `cstring`
+    /// in 5.5, docs/layout-and-signatures.md §5).
+    pub fn kin(self) -> &'static [TypeKind] {
+        use TypeKind::*;
+        const FAMILIES: &[&[TypeKind]] = &[
+            &[CString, StringPtr],
+            &[
+                Array,
+                SimpleArray,
+                InplaceArray,
+                HomogeneousArray,
+                RelArray,
+                RelArray64,
+                RelArrayView,
+            ],
+            &[Pointer, RelPtr, FunctionPointer],
+            &[Quaternion, Rotation, Matrix3],
+            &[Transform, QsTransform, Matrix4],
+            &[Int32, UInt32, ULong],
+            &[Int64, UInt64, ULong],
+            &[Real, Half],
+            &[Enum, Flags],
+        ];
+        FAMILIES
+            .iter()
+            .find(|f| f.contains(&self))
+            .copied()
+            .unwrap_or(&[])
+    }
 }
 
 impl fmt::Display for TypeKind {

@@ -530,7 +530,11 @@ fn convert_class(
                     diags.push(src.diag(
                         Some(span),
                         &key("type"),
-                        format!("type `{kind}` is not a member type of {}", g.name),
+                        format!(
+                            "type `{kind}` is not a member type of {}{}",
+                            g.name,
+                            kin_hint(kind, g)
+                        ),
                     ));
                 }
             }
@@ -606,6 +610,22 @@ fn convert_class(
         },
     };
     (diags.0.len() == before).then_some(class)
+}
+
+/// What generation `g` has of the kind of `kind` (`; of the same kind it has `cstring``),
+/// or nothing.
+fn kin_hint(kind: TypeKind, g: &Generation) -> String {
+    let has: Vec<String> = kind
+        .kin()
+        .iter()
+        .filter(|&&k| k != kind && g.type_number(k).is_some())
+        .map(|k| format!("`{k}`"))
+        .collect();
+    if has.is_empty() {
+        String::new()
+    } else {
+        format!("; of the same kind it has {}", has.join(", "))
+    }
 }
 
 #[cfg(test)]

@@ -92,7 +92,26 @@ fn type_missing_from_the_generation_is_an_error() {
     let d = errors(&folder("ungenerational-type", &[("Half.toml", text)]));
     assert_eq!(d.0[0].key, "members.h.type");
     assert!(
-        d.0[0].message.contains("not a member type of test"),
+        d.0[0].message.contains("not a member type of test")
+            && d.0[0].message.contains("of the same kind it has `real`"),
+        "{}",
+        d.0[0].message
+    );
+    // Havok 5.5 spells 2010's `stringptr` as `cstring`: the error says so.
+    let dir = hk_tests::temp_dir("stringptr-in-55");
+    std::fs::copy(
+        hk_tests::schemas().join("havok-5.5/generation.toml"),
+        dir.join("generation.toml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("classes")).unwrap();
+    let text = "name = \"Named\"\n\n[[members]]\nname = \"name\"\ntype = \"stringptr\"\n";
+    std::fs::write(dir.join("classes/Named.toml"), text).unwrap();
+    let d = errors(&dir);
+    assert!(
+        d.0[0].message.contains(
+            "type `stringptr` is not a member type of havok-5.5; of the same kind it has `cstring`"
+        ),
         "{}",
         d.0[0].message
     );
