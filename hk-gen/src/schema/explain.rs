@@ -200,7 +200,14 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
         }
     }
     match &x.nearest {
-        None => outln!(o, "  no shipped folder computes {stored} for {}", x.class),
+        None => {
+            outln!(o, "  no shipped folder computes {stored} for {}", x.class);
+            outln!(
+                o,
+                "  next: edit classes/{}.toml until `hk schema explain` agrees (schemas/README.md, \"Adding a version when files carry only signatures\"), or convert a public reflection dump of this version with `hk schema import botw|serde-hkx DUMP -o DIR` and copy the class from it",
+                x.class
+            );
+        }
         Some(n) if n.pinned => outln!(
             o,
             "  nearest shipped folder with {stored}: {} (pinned there: its description is not known exactly)",

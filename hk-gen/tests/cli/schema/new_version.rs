@@ -397,6 +397,13 @@ fn walkthrough_from_a_neighbour_with_one_renamed_enum_item() {
         )),
         "{out}"
     );
+    // And what to do next: the guide's section, and the dumps `schema import` converts.
+    assert!(
+        out.contains("next: edit classes/hkpRigidBody.toml")
+            && out.contains("\"Adding a version when files carry only signatures\"")
+            && out.contains("hk schema import botw|serde-hkx"),
+        "{out}"
+    );
     // The file stores no signature for hkpEntity or hkpMotion: explain says where to look,
     // and the full description shows the renamed item inside hkpEntity.motion.
     assert!(
