@@ -51,6 +51,8 @@ pub struct Made {
     pub dropped: usize,
     /// Of those, the pinned ones.
     pub pinned: usize,
+    /// Stated sizes, member offsets and notes dropped from the copies.
+    pub stated: usize,
     /// Roots the source folder does not have.
     pub missing: Vec<String>,
 }
@@ -109,6 +111,14 @@ pub fn new(ctx: &Context, opts: &NewOptions, o: &mut Out<'_>) -> Result<Status> 
             made.missing.join(", ")
         );
     }
+    if made.stated > 0 {
+        outln!(
+            o,
+            "dropped {} stated sizes, offsets and notes: they were {}'s",
+            made.stated,
+            src.label
+        );
+    }
     outln!(
         o,
         "next: hk schema explain --schema {} FILE... (which classes the files disagree with, and why)",
@@ -152,9 +162,22 @@ pub fn make(src: &Schema, opts: &NewOptions, roots: &[String]) -> Result<Made> {
     }
     let mut classes: Vec<Class> = src.closure(&wanted)?.into_iter().cloned().collect();
     let (mut dropped, mut pinned) = (0, 0);
+    let mut stated = 0;
     for c in &mut classes {
         if c.expected_signature.is_some() || c.pinned.is_some() {
             dropped += 1;
+        }
+        // Stated sizes, offsets and notes are the neighbour's: `verify` would report its
+        // sizes against the new version's layout, and the notes speak of its sources.
+        stated += usize::from(c.expected_size.is_some() || c.note.is_some())
+            + c.members
+                .iter()
+                .filter(|m| m.expected_offset.is_some())
+                .count();
+        c.expected_size = None;
+        c.note = None;
+        for m in &mut c.members {
+            m.expected_offset = None;
         }
         pinned += usize::from(c.pinned.is_some());
         c.expected_signature = None;
@@ -193,6 +216,7 @@ pub fn make(src: &Schema, opts: &NewOptions, roots: &[String]) -> Result<Made> {
         classes: n,
         dropped,
         pinned,
+        stated,
         missing,
     })
 }
