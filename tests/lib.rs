@@ -36,9 +36,15 @@ pub fn schema_set() -> hk_runtime::file::Schemas {
 /// A fresh folder named after `name` holding the shipped 7.1 `generation.toml` and
 /// `classes/<name>.toml` files of the given (name, text) pairs.
 pub fn schema_folder_71(name: &str, classes: &[(String, String)]) -> Scratch {
+    schema_folder("havok-7.1", name, classes)
+}
+
+/// A scratch schema folder `name` with the `generation.toml` of the shipped folder
+/// `generation` and the class files `classes` (stem, text).
+pub fn schema_folder(generation: &str, name: &str, classes: &[(String, String)]) -> Scratch {
     let dir = temp_dir(name);
     std::fs::copy(
-        schemas().join("havok-7.1/generation.toml"),
+        schemas().join(generation).join("generation.toml"),
         dir.join("generation.toml"),
     )
     .unwrap();

@@ -62,13 +62,7 @@ fn a_line_of_many_bad_enum_values_is_reported_in_linear_time() {
 
 #[test]
 fn a_schema_file_over_the_limit_is_refused_with_its_size() {
-    let dir = hk_tests::temp_dir("schema-file-too-large");
-    std::fs::copy(
-        hk_tests::schemas().join("havok-7.1/generation.toml"),
-        dir.join("generation.toml"),
-    )
-    .unwrap();
-    std::fs::create_dir_all(dir.join("classes")).unwrap();
+    let dir = hk_tests::schema_folder_71("schema-file-too-large", &[]);
     // Valid TOML, one byte past the limit: a long note.
     let head = "name = \"Big\"\nnote = \"";
     let tail = "\"\n";

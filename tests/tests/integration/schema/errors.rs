@@ -98,15 +98,9 @@ fn type_missing_from_the_generation_is_an_error() {
         d.0[0].message
     );
     // Havok 5.5 spells 2010's `stringptr` as `cstring`: the error says so.
-    let dir = hk_tests::temp_dir("stringptr-in-55");
-    std::fs::copy(
-        hk_tests::schemas().join("havok-5.5/generation.toml"),
-        dir.join("generation.toml"),
-    )
-    .unwrap();
-    std::fs::create_dir_all(dir.join("classes")).unwrap();
     let text = "name = \"Named\"\n\n[[members]]\nname = \"name\"\ntype = \"stringptr\"\n";
-    std::fs::write(dir.join("classes/Named.toml"), text).unwrap();
+    let classes = [("Named".to_string(), text.to_string())];
+    let dir = hk_tests::schema_folder("havok-5.5", "stringptr-in-55", &classes);
     let d = errors(&dir);
     assert!(
         d.0[0].message.contains(
