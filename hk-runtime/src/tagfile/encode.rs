@@ -435,7 +435,8 @@ impl<'g> Encoder<'g> {
     }
 
     /// A slot of declared type `ty` at `rel`; its index (filled once items are numbered)
-    /// takes the slot's first min(size, 8) bytes, which must lie in the block.
+    /// takes the slot's first min(size, 8) bytes, which must lie in the block (a relative
+    /// slot is filled with its offset and count instead, docs/relative-pointers.md).
     fn slot(&mut self, rel: u64, ty: u64, target: Option<Target<'g>>) -> Result<()> {
         let width = self.facts.get(ty).size.clamp(1, 8);
         if rel.saturating_add(width) > self.buf.len() as u64 {

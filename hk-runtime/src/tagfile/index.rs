@@ -35,10 +35,11 @@ fn le(d: &[u8], o: usize) -> u32 {
     u32::from_le_bytes([d[o], d[o + 1], d[o + 2], d[o + 3]])
 }
 
-/// Decodes ITEM and PTCH of the INDX section `indx`.
+/// Decodes ITEM and PTCH of the INDX section `indx`. An INDX without PTCH has no patches
+/// (a file whose only slots are relative ones, docs/relative-pointers.md §4).
 ///
 /// # Errors
-/// A missing subsection, a table that is not a whole number of records, or a count past the
+/// A missing ITEM, a table that is not a whole number of records, or a count past the
 /// bytes left.
 pub fn parse(data: &[u8], indx: &Section) -> Result<(Vec<Item>, Vec<Patch>)> {
     let sub = |t: &[u8; 4]| {
@@ -65,7 +66,10 @@ pub fn parse(data: &[u8], indx: &Section) -> Result<(Vec<Item>, Vec<Patch>)> {
             }
         })
         .collect();
-    let (o, n) = sub(b"PTCH")?.payload();
+    let Some(ptch) = indx.child(b"PTCH") else {
+        return Ok((items, Vec::new()));
+    };
+    let (o, n) = ptch.payload();
     let ptch = &data[o as usize..(o + n) as usize];
     let mut patches = Vec::new();
     let mut p = 0usize;

@@ -10,9 +10,9 @@
 //!
 //! Modules: [`parse`] (sections, SDKV, container), [`types`] (the type table), [`index`]
 //! (ITEM, PTCH), [`data`] (the read engine), [`mod@write`] with `encode` and `tables` (the write
-//! engine), [`schema`] (schemas from type tables), [`reflect`] (type tables from schemas),
-//! [`cm`] and [`phive`] (containers). [`binary`] reads and writes the older binary
-//! tagfiles (before 2015), a format of its own.
+//! engine; `relative` for relative slots, docs/relative-pointers.md), [`schema`] (schemas from
+//! type tables), [`reflect`] (type tables from schemas), [`cm`] and [`phive`] (containers).
+//! [`binary`] reads and writes the older binary tagfiles (before 2015), a format of its own.
 
 pub mod binary;
 mod bind;
@@ -23,6 +23,7 @@ pub mod index;
 pub mod parse;
 pub mod phive;
 pub mod reflect;
+mod relative;
 pub mod schema;
 pub mod section;
 mod tables;

@@ -7,8 +7,8 @@
 //! members, `T*<T>`, `hkStringPtr`, `hkEnum<E, S>` over an integer typedef, `T[N]` tuples,
 //! and the float tuples `hkVector4f`, `hkQuaternionf`, `hkRotationImpl<float>`,
 //! `hkMatrix4f`. Relative forms (docs/collision-notes.md §7) are `hkRelPtr<T>` (a pointer slot) and
-//! `hkRelArray<T>`, `hkRelArrayView<T, int>` (array slots); their tagfile form is not
-//! measured on any file (docs/tagfile-format.md §6).
+//! `hkRelArray<T>`, `hkRelArrayView<T, int>` (array slots); their DATA form is in
+//! docs/relative-pointers.md.
 //!
 //! Hashes come from the schema's `hash` keys (kept by extraction); a type without one gets
 //! no THSH entry.

@@ -146,7 +146,10 @@ pub(super) fn assemble(
         }
     }
     let mut indx = section(b"ITEM", &item_bytes, true, 0)?;
-    indx.extend(section(b"PTCH", &ptch, true, 0)?);
+    // No slot to patch, no PTCH (docs/relative-pointers.md §4).
+    if !ptch.is_empty() {
+        indx.extend(section(b"PTCH", &ptch, true, 0)?);
+    }
     let mut tag0 = section(b"SDKV", sdk.as_bytes(), true, 0)?;
     tag0.extend(section(b"DATA", &placed.data, true, 0)?);
     tag0.extend(section(b"TYPE", &types, false, 0)?);

@@ -13,6 +13,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::data::{ITEM_ARRAY, ITEM_OBJECT};
 use super::encode::{Encoder, Step, Target};
+use super::relative::{self, Rel};
 use super::tables::{self, Placed};
 use super::types::TypeTable;
 use crate::error::{Error, Result, WriteError};
@@ -67,6 +68,7 @@ fn place(graph: &Graph, table: &TypeTable, dedupe_strings: bool) -> Result<Place
         char_ty: enc.type_named("char"),
         enc,
         table,
+        rel: relative::forms(table),
         dedupe_strings,
         p: Placed {
             items: vec![(0, 0, 0, 0), (ITEM_OBJECT, 0, 0, 1)],
@@ -103,13 +105,15 @@ fn place(graph: &Graph, table: &TypeTable, dedupe_strings: bool) -> Result<Place
 struct Placer<'g> {
     enc: Encoder<'g>,
     table: &'g TypeTable,
+    /// The relative form of each type, when the table has relative slot types.
+    rel: Option<Vec<Option<Rel>>>,
     char_ty: Option<u64>,
     dedupe_strings: bool,
     p: Placed,
     object_index: HashMap<ObjectId, usize>,
     string_index: HashMap<&'g [u8], usize>,
     /// Slot offset, item index, declared type (the index fills the first min(size, 8)
-    /// bytes).
+    /// bytes; a relative slot takes the distance to the item and its count instead).
     fills: Vec<(u64, usize, u64)>,
     touched_set: HashSet<u64>,
     /// Objects named and not placed yet, in the order they were first named.
@@ -117,6 +121,11 @@ struct Placer<'g> {
 }
 
 impl<'g> Placer<'g> {
+    /// The relative form of type `t`, if it is one.
+    fn rel_of(&self, t: u64) -> Option<Rel> {
+        self.rel.as_ref()?.get(t as usize).copied().flatten()
+    }
+
     /// Notes that type `t` is used, the first time.
     fn touch(&mut self, t: u64) {
         if self.touched_set.insert(t) {
@@ -183,7 +192,10 @@ impl<'g> Placer<'g> {
         for slot in block.slots {
             let Some(target) = slot.target else { continue };
             let at = off + slot.rel;
-            self.p.patches.entry(slot.ty).or_default().push(at);
+            // A relative slot holds no item index, so PTCH does not list it.
+            if self.rel_of(slot.ty).is_none() {
+                self.p.patches.entry(slot.ty).or_default().push(at);
+            }
             match target {
                 Target::Object(id) => self.object_slot(id, at, slot.ty),
                 Target::Array {
@@ -253,25 +265,57 @@ impl<'g> Placer<'g> {
         self.fills.push((at, i, ty));
     }
 
-    /// Pads DATA and writes each slot's item index into its first bytes.
+    /// Pads DATA and writes each slot's item index into its first bytes, or a relative
+    /// slot's distance to its item and the item's count.
     fn fill(mut self) -> Result<Placed> {
         align_to(&mut self.p.data, 16);
         for &(at, i, ty) in &self.fills {
-            let n = self.table.size_of(ty).clamp(1, 8) as usize;
-            let i = i as u64;
-            if n < 8 && i >> (8 * n) != 0 {
-                return Err(Error::write(WriteError::TooLarge(format!(
-                    "item {i} does not fit the {n}-byte slot of {}",
-                    self.table.full_name(ty)
-                ))));
-            }
+            let bytes = match self.rel_of(ty) {
+                Some(r) => self.relative_slot(r, at, i)?,
+                None => self.index_slot(i, ty)?,
+            };
+            let n = bytes.len();
             let dst = self
                 .p
                 .data
                 .get_mut(at as usize..at as usize + n)
                 .ok_or_else(|| Error::invalid_write("a slot lies past DATA"))?;
-            dst.copy_from_slice(&i.to_le_bytes()[..n]);
+            dst.copy_from_slice(&bytes);
         }
         Ok(self.p)
+    }
+
+    /// An item-index slot's first min(size, 8) bytes.
+    fn index_slot(&self, i: usize, ty: u64) -> Result<Vec<u8>> {
+        let n = self.table.size_of(ty).clamp(1, 8) as usize;
+        let i = i as u64;
+        if n < 8 && i >> (8 * n) != 0 {
+            return Err(Error::write(WriteError::TooLarge(format!(
+                "item {i} does not fit the {n}-byte slot of {}",
+                self.table.full_name(ty)
+            ))));
+        }
+        Ok(i.to_le_bytes()[..n].to_vec())
+    }
+
+    /// A relative slot at `at` naming item `i` (docs/relative-pointers.md): the distance
+    /// from the slot to the item, then the item's count and a zero capacity for arrays.
+    fn relative_slot(&self, r: Rel, at: u64, i: usize) -> Result<Vec<u8>> {
+        let (_, _, off, count) = self.p.items[i];
+        let mut bytes = relative::offset_word(at, off, r.offset_width())
+            .map_err(|m| Error::write(WriteError::TooLarge(m)))?;
+        if r.count_at().is_some() {
+            let n = u32::try_from(count)
+                .ok()
+                .filter(|&n| n <= i32::MAX as u32)
+                .ok_or_else(|| {
+                    Error::write(WriteError::TooLarge(format!(
+                        "{count} elements do not fit a relative array's count"
+                    )))
+                })?;
+            bytes.extend_from_slice(&n.to_le_bytes());
+        }
+        bytes.resize(r.size() as usize, 0);
+        Ok(bytes)
     }
 }

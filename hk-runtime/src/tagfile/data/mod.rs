@@ -8,10 +8,11 @@
 //! shape is an error.
 //!
 //! Every DATA byte is accounted for: it is a leaf of a member, a pointer, array or string
-//! slot (an item index), or zero. Items lie inside DATA, aligned, without overlapping;
+//! slot (an item index, or for a 2022+ relative slot the offset to its item and the count,
+//! docs/relative-pointers.md), or zero. Items lie inside DATA, aligned, without overlapping;
 //! counts are checked against the bytes left before anything is allocated (zero-size
 //! elements count as one byte); values nest at most [`Limits::max_depth`] deep; PTCH lists
-//! exactly the non-null slots. The read works within [`Limits`]: objects are counted, and
+//! exactly the non-null item-index slots. The read works within [`Limits`]: objects are counted, and
 //! each object, array and string is charged against the memory limit before it is made.
 
 use rustc_hash::FxHashMap as HashMap;
@@ -23,6 +24,7 @@ pub use super::bind::Bindings;
 use super::bind::{Binder, Binding, Leaf};
 use super::index::Item;
 use super::parse::TagFile;
+use super::relative::{self, Rel};
 use super::types::{kind, Fact, Facts, TypeTable};
 use crate::bytes::read_column;
 use crate::error::{Error, ReadError, Result};
@@ -61,8 +63,12 @@ struct Decoder<'a> {
     objects: Vec<Option<ObjectId>>,
     covered: Vec<u8>,
     char_type: u64,
-    /// Non-null slots: DATA offset, declared type.
+    /// Non-null item-index slots (those PTCH lists): DATA offset, declared type.
     slots: Vec<(u64, u64)>,
+    /// The relative form of each type, when the table has relative slot types.
+    rel: Option<Vec<Option<Rel>>>,
+    /// The item that begins at each DATA offset (only with relative slot types).
+    by_offset: HashMap<u64, usize>,
     /// How often each item is named by a slot, and by which kind.
     reached: Vec<u32>,
     claims: Vec<Claim>,
@@ -108,6 +114,11 @@ impl<'a> Decoder<'a> {
             .fold(0u64, |a, &b| (a << 8) | u64::from(b)))
     }
 
+    /// The relative form of type `t`, if it is one.
+    fn rel_of(&self, t: u64) -> Option<Rel> {
+        self.rel.as_ref()?.get(t as usize).copied().flatten()
+    }
+
     /// The item a slot of declared type `t` names, checked against what the slot expects:
     /// `want` (the item's type must be it or derive from it) and `flag`.
     fn item(
@@ -118,6 +129,9 @@ impl<'a> Decoder<'a> {
         flag: u8,
         claim: Claim,
     ) -> Result<Option<(usize, Item)>> {
+        if let Some(r) = self.rel_of(t) {
+            return self.relative_item(r, at, t, want, flag, claim);
+        }
         // The index fills the slot's first min(size, 8) bytes: 8 for pointers, strings and
         // hkArray (docs §4), 4 for a 4-byte relative array.
         let width = self.facts.get(t).size.clamp(1, 8);
@@ -132,6 +146,69 @@ impl<'a> Decoder<'a> {
             let n = self.items.len();
             return Err(self.err(at, format!("slot names item {raw}, ITEM has {n}")));
         };
+        self.claim(at, t, (idx, it), want, flag, claim)?;
+        self.slots.push((at, t));
+        Ok(Some((idx, it)))
+    }
+
+    /// The item a relative slot names (docs/relative-pointers.md): the one that begins at
+    /// the slot's offset plus its offset word, holding as many elements as its count word
+    /// says; a null slot has both words zero, and `hkRelArray`'s capacity word is zero.
+    fn relative_item(
+        &mut self,
+        r: Rel,
+        at: u64,
+        t: u64,
+        want: u64,
+        flag: u8,
+        claim: Claim,
+    ) -> Result<Option<(usize, Item)>> {
+        let raw = self.uint(at, r.offset_width())?;
+        let count = match r.count_at() {
+            Some(c) => Some(self.uint(at + c, 4)?),
+            None => None,
+        };
+        if r == Rel::Array && self.uint(at + 12, 4)? != 0 {
+            return Err(self.err(at + 12, "relative array's capacity word is not zero"));
+        }
+        let Some(target) = relative::target_of(at, raw, r.offset_width()) else {
+            if count.is_some_and(|n| n != 0) {
+                return Err(self.err(at, "empty relative array with a non-zero count"));
+            }
+            return Ok(None);
+        };
+        let name = self.types.full_name(t);
+        let found = target.ok().and_then(|o| self.by_offset.get(&o).copied());
+        let Some(idx) = found else {
+            let msg = format!(
+                "slot of {name} names DATA offset {}, where no item begins",
+                i128::from(at) + i128::from(raw as i64)
+            );
+            return Err(self.err(at, msg));
+        };
+        let it = self.items[idx];
+        if let Some(n) = count.filter(|&n| n != u64::from(it.count)) {
+            let msg = format!(
+                "slot of {name} counts {n} elements, its item {idx} has {}",
+                it.count
+            );
+            return Err(self.err(at + r.offset_width(), msg));
+        }
+        self.claim(at, t, (idx, it), want, flag, claim)?;
+        Ok(Some((idx, it)))
+    }
+
+    /// Checks that item `found` fits a slot of type `t` at `at` (its flags, its type is or
+    /// derives from `want`, an array's item is named once) and counts the naming.
+    fn claim(
+        &mut self,
+        at: u64,
+        t: u64,
+        (idx, it): (usize, Item),
+        want: u64,
+        flag: u8,
+        claim: Claim,
+    ) -> Result<()> {
         let name = |x: u64| self.types.full_name(x);
         if it.flags != flag {
             let msg = format!(
@@ -161,9 +238,8 @@ impl<'a> Decoder<'a> {
         if before == Claim::None {
             self.claims[idx] = claim;
         }
-        self.slots.push((at, t));
         self.reached[idx] += 1;
-        Ok(Some((idx, it)))
+        Ok(())
     }
 
     /// Whether `t` is `base` or derives from it (docs/tagfile-format.md §4: pointer targets
@@ -257,12 +333,13 @@ impl<'a> Decoder<'a> {
             }
             (kind::ARRAY, Shape::Array(_, inner)) => {
                 // Past the index, an array slot is zero: hkArray's size and capacity words
-                // are not stored (3665/3665 tails, docs §4).
+                // are not stored (3665/3665 tails, docs §4). A relative slot holds its count.
                 let tail_len = size.saturating_sub(8);
-                if self
-                    .take(at + 8.min(size), tail_len)?
-                    .iter()
-                    .any(|&b| b != 0)
+                if self.rel_of(t).is_none()
+                    && self
+                        .take(at + 8.min(size), tail_len)?
+                        .iter()
+                        .any(|&b| b != 0)
                 {
                     return Err(
                         self.err(at + 8, "array slot's size and capacity words are not zero")
@@ -611,12 +688,19 @@ pub fn decode_with(
         covered: vec![0; bytes.len()],
         char_type,
         slots: Vec::new(),
+        rel: None,
+        by_offset: HashMap::default(),
         reached: vec![0; tf.items.len()],
         claims: vec![Claim::None; tf.items.len()],
         limits: *limits,
         budget: *budget,
     };
     check_items(d.data, d.types, d.char_type, tf, o)?;
+    d.rel = relative::forms(&tf.types);
+    if d.rel.is_some() {
+        d.budget.charge(tf.items.len() as u64 * 16, o)?;
+        d.by_offset = relative::items_by_offset(&tf.items);
+    }
     let object_items: Vec<usize> = (1..tf.items.len())
         .filter(|&i| tf.items[i].flags == ITEM_OBJECT)
         .collect();

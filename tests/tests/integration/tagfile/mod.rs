@@ -5,6 +5,7 @@ mod binary;
 pub mod binary_walk;
 mod cm;
 mod reflect;
+mod relative;
 mod schema;
 mod sections;
 mod synthetic;
