@@ -49,10 +49,10 @@ fn walk(types: &TypeTable, data: &[u8], t: u64, at: u64, out: &mut Vec<RelSlot>)
             count,
         });
         let sub = types.subtype_of(t);
-        if offset != 0 && count.is_some() {
+        if let (true, Some(n)) = (offset != 0, count) {
             let target = at.checked_add_signed(offset).unwrap();
             let stride = types.size_of(sub);
-            for k in 0..count.unwrap() {
+            for k in 0..n {
                 walk(types, data, sub, target + k * stride, out);
             }
         }
