@@ -100,7 +100,10 @@ pub(crate) fn binary_from(top: &Node<'_>) -> Checked<BinaryTagfile> {
             "binary tagfile version {v} (hk writes 3, 4 and 5)"
         ))));
     };
-    let sdk = top.opt("sdk_version").map(|s| s.str().map(String::from)).transpose()?;
+    let sdk = top
+        .opt("sdk_version")
+        .map(|s| s.str().map(String::from))
+        .transpose()?;
     if sdk.is_some() != rules.sdk_string {
         return Err(top.fail(bad(format!(
             "a version {v} binary tagfile {} an `sdk_version`",
@@ -128,7 +131,9 @@ pub(crate) fn binary_from(top: &Node<'_>) -> Checked<BinaryTagfile> {
         ))));
     }
     let trailing = match top.opt("trailing") {
-        Some(t) => hex_bytes(t.str()?).ok_or_else(|| t.fail(bad("bad hex (pairs of hex digits)")))?,
+        Some(t) => {
+            hex_bytes(t.str()?).ok_or_else(|| t.fail(bad("bad hex (pairs of hex digits)")))?
+        }
         None => Vec::new(),
     };
     let (classes, int_widths) = classes_from(&top.get("classes")?)?;
@@ -197,7 +202,10 @@ fn classes_from(list: &Node<'_>) -> Checked<(Vec<ClassDef>, Widths)> {
             members.push(MemberDef {
                 name: m.get("name")?.str()?.to_string(),
                 ty,
-                class: m.opt("class").map(|x| x.str().map(String::from)).transpose()?,
+                class: m
+                    .opt("class")
+                    .map(|x| x.str().map(String::from))
+                    .transpose()?,
             });
         }
         classes.push(ClassDef {

@@ -36,8 +36,8 @@ use serde_json::Value as Json;
 
 pub use classdefs::{classes_json, predicates_json};
 pub use container::{cm_json, phive_json};
-pub use types::types_json;
 pub use text::{bits_of, bits_text, half_bits_of, half_text, hex_bytes, resolve, to_hex};
+pub use types::types_json;
 pub use write::Dump;
 
 use crate::error::{Error, Result, WriteError};

@@ -10,8 +10,8 @@ use serde_json::Value as Json;
 
 use super::classdefs::binary_from;
 use super::container::{cm_from, phive_from};
-use super::types::types_from;
 use super::spot::{bad, Checked, Fail, Node, Spot};
+use super::types::types_from;
 use super::DUMP_VERSION;
 use crate::dump::members::Ids;
 use crate::dump::skim::Head;
@@ -187,12 +187,18 @@ pub(crate) fn prepare(head: Head, pick: Pick<'_>) -> Checked<Prepared> {
         }
     };
     let facts = if let Some(file) = binary {
-        foreign(&["file", "capacity_flags", "cm", "phive", "types"], "packfile or TAG0")?;
+        foreign(
+            &["file", "capacity_flags", "cm", "phive", "types"],
+            "packfile or TAG0",
+        )?;
         no_sections(&objects)?;
         Facts::BinaryTagfile(file)
     } else if tagfile {
         foreign(&["file", "capacity_flags"], "packfile")?;
-        foreign(&["classes", "predicates", "trailing", "tagfile_version"], "binary tagfile")?;
+        foreign(
+            &["classes", "predicates", "trailing", "tagfile_version"],
+            "binary tagfile",
+        )?;
         no_sections(&objects)?;
         let cm = doc.opt("cm").map(|c| cm_from(&c)).transpose()?;
         let phive = doc.opt("phive").map(|p| phive_from(&p)).transpose()?;
@@ -209,7 +215,10 @@ pub(crate) fn prepare(head: Head, pick: Pick<'_>) -> Checked<Prepared> {
         }
     } else {
         foreign(&["sdk_version", "cm", "phive", "types"], "tagfile")?;
-        foreign(&["classes", "predicates", "trailing", "tagfile_version"], "binary tagfile")?;
+        foreign(
+            &["classes", "predicates", "trailing", "tagfile_version"],
+            "binary tagfile",
+        )?;
         let mut info = info_from(&doc.get("file")?, &ids)?;
         info.object_sections = Vec::with_capacity(objects.len());
         for (k, o) in objects.iter().enumerate() {

@@ -53,7 +53,8 @@ fn body_json(b: &Body) -> Json {
         let ms: Vec<_> = ms
             .iter()
             .map(|x| {
-                let mut o = json!({"name": x.name, "flags": x.flags, "offset": x.offset, "type": x.ty});
+                let mut o =
+                    json!({"name": x.name, "flags": x.flags, "offset": x.offset, "type": x.ty});
                 if let Some(e) = x.extra {
                     o["extra"] = json!(e);
                 }
@@ -102,18 +103,21 @@ pub(crate) fn types_from(v: &Node<'_>) -> Checked<TypeTable> {
             ))));
         }
         let mut params = Vec::new();
-        for p in t.opt("params").map(|p| p.list()).transpose()?.unwrap_or_default() {
+        for p in t
+            .opt("params")
+            .map(|p| p.list())
+            .transpose()?
+            .unwrap_or_default()
+        {
             p.keys(&["name", "value"])?;
             let name = p.get("name")?.str()?.to_string();
             let value = p.get("value")?;
             let value = match name.as_bytes().first() {
                 Some(b't') => index(&value)?,
                 Some(b'v') => value.uint(64)?,
-                _ => {
-                    return Err(p.get("name")?.fail(bad(format!(
-                        "template parameter `{name}`: a name starts with `t` (a type) or `v` (a value)"
-                    ))))
-                }
+                _ => return Err(p.get("name")?.fail(bad(format!(
+                    "template parameter `{name}`: a name starts with `t` (a type) or `v` (a value)"
+                )))),
             };
             params.push(Param { name, value });
         }
@@ -121,7 +125,11 @@ pub(crate) fn types_from(v: &Node<'_>) -> Checked<TypeTable> {
             name: t.get("name")?.str()?.to_string(),
             params,
             body: t.opt("body").map(|b| body_from(&b, &index)).transpose()?,
-            hash: t.opt("hash").map(|h| h.uint(32)).transpose()?.map(|h| h as u32),
+            hash: t
+                .opt("hash")
+                .map(|h| h.uint(32))
+                .transpose()?
+                .map(|h| h as u32),
         });
     }
     Ok(TypeTable {
@@ -159,9 +167,7 @@ fn body_from(b: &Node<'_>, index: &dyn Fn(&Node<'_>) -> Checked<u64>) -> Checked
             let extra = m.opt("extra").map(|e| e.uint(64)).transpose()?;
             // The extra varint is there exactly when flag 0x80 says so (§3).
             if extra.is_some() != (flags & 0x80 != 0) {
-                return Err(m.fail(bad(
-                    "a member has `extra` exactly when its flags have 0x80",
-                )));
+                return Err(m.fail(bad("a member has `extra` exactly when its flags have 0x80")));
             }
             out.push(TagMember {
                 name: m.get("name")?.str()?.to_string(),

@@ -449,7 +449,11 @@ pub fn write(graph: &crate::graph::Graph, schema: &Schema, sdk: &str) -> Result<
 ///
 /// # Errors
 /// What [`table`] reports for the missing classes.
-pub fn extend(table: &TypeTable, graph: &crate::graph::Graph, schema: &Schema) -> Result<TypeTable> {
+pub fn extend(
+    table: &TypeTable,
+    graph: &crate::graph::Graph,
+    schema: &Schema,
+) -> Result<TypeTable> {
     let names = graph.schema();
     let described: std::collections::HashSet<&str> = table
         .types
@@ -496,7 +500,11 @@ pub fn extend(table: &TypeTable, graph: &crate::graph::Graph, schema: &Schema) -
                 .iter()
                 .map(|p| Param {
                     name: p.name.clone(),
-                    value: if p.name.starts_with('t') { map(p.value) } else { p.value },
+                    value: if p.name.starts_with('t') {
+                        map(p.value)
+                    } else {
+                        p.value
+                    },
                 })
                 .collect();
             at.hash = t.hash;
