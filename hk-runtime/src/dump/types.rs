@@ -115,9 +115,7 @@ pub(crate) fn types_from(v: &Node<'_>) -> Checked<TypeTable> {
             let value = match name.as_bytes().first() {
                 Some(b't') => index(&value)?,
                 Some(b'v') => value.uint(64)?,
-                _ => return Err(p.get("name")?.fail(bad(format!(
-                    "template parameter `{name}`: a name starts with `t` (a type) or `v` (a value)"
-                )))),
+                _ => return Err(p.get("name")?.fail(bad(param_kind(&name)))),
             };
             params.push(Param { name, value });
         }
@@ -136,6 +134,11 @@ pub(crate) fn types_from(v: &Node<'_>) -> Checked<TypeTable> {
         types,
         ..TypeTable::default()
     })
+}
+
+/// Why a template parameter named `name` is refused.
+fn param_kind(name: &str) -> String {
+    format!("template parameter `{name}`: a name starts with `t` (a type) or `v` (a value)")
 }
 
 /// A body record.
