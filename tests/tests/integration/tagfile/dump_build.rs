@@ -244,3 +244,59 @@ fn an_edited_binary_tagfile_dump_builds() {
     assert_eq!(edited.container(), Container::BinaryTagfile);
     assert_eq!(dump::to_json(&edited)["classes"], d["classes"]);
 }
+
+/// The error `dump::build` gives for `d`.
+fn refusal(d: &Json, schemas: &Schemas) -> String {
+    match dump::build(d, schemas) {
+        Ok(_) => panic!("built"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_bad_type_table_or_class_definition_is_refused_with_its_place() {
+    let schemas = hk_tests::schema_set();
+    let sample = hk_tests::root().join("samples/doom-2016_box.hkshape");
+    let doc = file::open(&hk_tests::read(&sample), &schemas, Default::default()).unwrap();
+    let d = dump::to_json(&doc);
+    let mut bad = d.clone();
+    bad["types"][0]["body"]["parent"] = json!(999);
+    let e = refusal(&bad, &schemas);
+    assert!(
+        e.contains("types[0].body.parent") && e.contains("type 999"),
+        "{e}"
+    );
+    let mut bad = d.clone();
+    bad["types"][1]["id"] = json!(7);
+    let e = refusal(&bad, &schemas);
+    assert!(
+        e.contains("types[1].id") && e.contains("ids number the list"),
+        "{e}"
+    );
+    let mut bad = d.clone();
+    bad["types"][0]["body"]["size"] = Json::Null;
+    let e = refusal(&bad, &schemas);
+    assert!(e.contains("`size` and `align`"), "{e}");
+    let mut bad = d;
+    bad["types"][0]["colour"] = json!(1);
+    let e = refusal(&bad, &schemas);
+    assert!(e.contains("unknown key `colour`"), "{e}");
+
+    let Some(corpus) = hk_tests::corpus("a_bad_class_definition_is_refused") else {
+        return;
+    };
+    let data = hk_tests::read(&corpus.join("games/ffxiv-and-xat-tests/skeleton.hkt"));
+    let d = dump::to_json(&file::open(&data, &schemas, Default::default()).unwrap());
+    let mut bad = d.clone();
+    bad["classes"][0]["members"][0]["type"] = json!("float[]");
+    let e = refusal(&bad, &schemas);
+    assert!(e.contains("classes[0].members[0].type"), "{e}");
+    let mut bad = d.clone();
+    bad["classes"][1]["parent"] = json!(5);
+    let e = refusal(&bad, &schemas);
+    assert!(e.contains("not a class declared before"), "{e}");
+    let mut bad = d;
+    bad["types"] = json!([]);
+    let e = refusal(&bad, &schemas);
+    assert!(e.contains("`types` belongs to"), "{e}");
+}
