@@ -1,7 +1,7 @@
 //! A document as JSON (and TOML): what `hk dump` prints and `hk build` reads. The dump is a
 //! view of the graph (objects with class and member names, in the schema's member order)
-//! and of the container facts (a packfile's header and sections, a tagfile's SDK version
-//! and container).
+//! and of the container facts (a packfile's header and sections; a tagfile's SDK version,
+//! container and own type table; an old binary tagfile's version and class definitions).
 //!
 //! Writing streams: [`Dump`] is a serde `Serialize` that walks the graph, so the text is
 //! written straight from the objects ([`write_json`]). Reading streams too, in two passes
@@ -151,7 +151,7 @@ pub fn to_toml(doc: &Document) -> Result<String> {
 pub enum BuiltContainer {
     /// A packfile's facts.
     Packfile(PackfileInfo),
-    /// A tagfile: its SDK version and container.
+    /// A tagfile: its SDK version, container and type table.
     Tagfile {
         /// SDK version (`20160100`).
         sdk: String,
