@@ -1,7 +1,7 @@
 //! A document as JSON (and TOML): what `hk dump` prints and `hk build` reads. The dump is a
 //! view of the graph (objects with class and member names, in the schema's member order)
-//! and of the container facts (a packfile's header and sections, a tagfile's SDK version
-//! and container).
+//! and of the container facts (a packfile's header and sections; a tagfile's SDK version,
+//! container and own type table; an old binary tagfile's version and class definitions).
 //!
 //! Writing streams: [`Dump`] is a serde `Serialize` that walks the graph, so the text is
 //! written straight from the objects ([`write_json`]). Reading streams too, in two passes
@@ -16,6 +16,7 @@
 //! `file.layout.pointer_size`), and with the line and column of the value in the text;
 //! never truncated, wrapped or zero-filled.
 
+mod classdefs;
 mod container;
 mod members;
 mod prepare;
@@ -23,6 +24,7 @@ mod skim;
 mod source;
 mod spot;
 mod text;
+mod types;
 mod write;
 pub mod xml;
 
@@ -32,8 +34,10 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+pub use classdefs::{classes_json, predicates_json};
 pub use container::{cm_json, phive_json};
 pub use text::{bits_of, bits_text, half_bits_of, half_text, hex_bytes, resolve, to_hex};
+pub use types::types_json;
 pub use write::Dump;
 
 use crate::error::{Error, Result, WriteError};
@@ -41,8 +45,10 @@ use crate::file::{Document, SchemaChoice, Schemas};
 use crate::graph::{value_at, Graph, Object};
 use crate::packfile::PackfileInfo;
 use crate::schema::Schema;
+use crate::tagfile::binary::BinaryTagfile;
 use crate::tagfile::cm::SurfaceRecord;
 use crate::tagfile::phive::Phive;
+use crate::tagfile::types::TypeTable;
 use members::{MembersSeed, Reader};
 use prepare::{prepare, Facts, Pick};
 use skim::SkimSeed;
@@ -63,6 +69,10 @@ pub(crate) const TOP_KEYS: &[&str] = &[
     "cm",
     "phive",
     "tagfile_version",
+    "predicates",
+    "trailing",
+    "classes",
+    "types",
     "root",
     "objects",
 ];
@@ -141,7 +151,7 @@ pub fn to_toml(doc: &Document) -> Result<String> {
 pub enum BuiltContainer {
     /// A packfile's facts.
     Packfile(PackfileInfo),
-    /// A tagfile: its SDK version and container.
+    /// A tagfile: its SDK version, container and type table.
     Tagfile {
         /// SDK version (`20160100`).
         sdk: String,
@@ -149,7 +159,12 @@ pub enum BuiltContainer {
         cm: Option<(u32, Vec<SurfaceRecord>)>,
         /// The phive container.
         phive: Option<Phive>,
+        /// The file's own type table (a dump of a TAG0 file carries it), which the file is
+        /// written with; without it the table is written from the schema.
+        types: Option<TypeTable>,
     },
+    /// An old binary tagfile: its version, file information and class definitions.
+    BinaryTagfile(Box<BinaryTagfile>),
 }
 
 /// A dump read back.
@@ -205,8 +220,10 @@ pub fn from_json(doc: &Json, schema: &Arc<Schema>) -> Result<Built> {
     read_source(&JsonTree(doc), Pick::Given(schema))
 }
 
-/// The file a dump describes: a packfile laid out under its `file.layout`, or a tagfile with
-/// a type table written from the schema (`tagfile::reflect`) in the dump's container.
+/// The file a dump describes: a packfile laid out under its `file.layout`; a tagfile with
+/// the dump's own type table (extended by the records an edit needs), or without one a
+/// table written from the schema (`tagfile::reflect`), in the dump's container; an old
+/// binary tagfile with the dump's class definitions.
 ///
 /// # Errors
 /// As [`read`] and the writers.
@@ -231,9 +248,24 @@ pub fn build(doc: &Json, schemas: &Schemas) -> Result<(Vec<u8>, Built)> {
 pub fn write_built(built: &Built) -> Result<Vec<u8>> {
     Ok(match &built.container {
         BuiltContainer::Packfile(info) => crate::packfile::graph::write::write(&built.graph, info)?,
-        BuiltContainer::Tagfile { sdk, cm, phive } => {
+        BuiltContainer::BinaryTagfile(file) => crate::tagfile::binary::write(&built.graph, file)?,
+        BuiltContainer::Tagfile {
+            sdk,
+            cm,
+            phive,
+            types,
+        } => {
             let schema = built.graph.schema();
-            let tag0 = crate::tagfile::reflect::write(&built.graph, schema, sdk)?;
+            let tag0 = match types {
+                Some(t) => {
+                    let rules = schema.generation.tagfile.as_ref().ok_or_else(|| {
+                        Error::schema(format!("{} has no [tagfile] rules", schema.generation.name))
+                    })?;
+                    let table = crate::tagfile::reflect::extend(t, &built.graph, schema)?;
+                    crate::tagfile::write::write(&built.graph, &table, sdk, rules)?
+                }
+                None => crate::tagfile::reflect::write(&built.graph, schema, sdk)?,
+            };
             match (cm, phive) {
                 (Some((version, records)), _) => {
                     crate::tagfile::cm::Cm::write(records, *version, &tag0)
@@ -307,7 +339,18 @@ fn read_source<S: Source>(src: &S, pick: Pick<'_>) -> Result<Built> {
     // reader cannot see.
     graph.check()?;
     let container = match p.facts {
-        Facts::Tagfile { sdk, cm, phive } => BuiltContainer::Tagfile { sdk, cm, phive },
+        Facts::Tagfile {
+            sdk,
+            cm,
+            phive,
+            types,
+        } => BuiltContainer::Tagfile {
+            sdk,
+            cm,
+            phive,
+            types,
+        },
+        Facts::BinaryTagfile(file) => BuiltContainer::BinaryTagfile(file),
         Facts::Packfile(mut info, flags) => {
             for f in flags {
                 let values = &graph.objects[f.object.0 as usize].values;

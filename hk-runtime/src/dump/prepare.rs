@@ -8,20 +8,24 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use super::classdefs::binary_from;
 use super::container::{cm_from, phive_from};
 use super::spot::{bad, Checked, Fail, Node, Spot};
+use super::types::types_from;
 use super::DUMP_VERSION;
 use crate::dump::members::Ids;
 use crate::dump::skim::Head;
 use crate::dump::text::{hex_bytes, resolve};
-use crate::error::{Error, ReadError, SchemaError, WriteError};
+use crate::error::{Error, SchemaError, WriteError};
 use crate::file::Schemas;
 use crate::graph::{ObjectId, Seg};
 use crate::packfile::PackfileInfo;
 use crate::rules::{Endian, LayoutRules};
 use crate::schema::{ClassId, Schema};
+use crate::tagfile::binary::BinaryTagfile;
 use crate::tagfile::cm::SurfaceRecord;
 use crate::tagfile::phive::Phive;
+use crate::tagfile::types::TypeTable;
 
 const FILE_KEYS: &[&str] = &[
     "file_version",
@@ -61,12 +65,29 @@ pub(crate) struct Flag {
 pub(crate) enum Facts {
     /// A packfile's facts (object sections filled in) and its capacity flags.
     Packfile(PackfileInfo, Vec<Flag>),
-    /// A tagfile's SDK version and container.
+    /// A tagfile's SDK version, container and own type table.
     Tagfile {
         sdk: String,
         cm: Option<(u32, Vec<SurfaceRecord>)>,
         phive: Option<Phive>,
+        types: Option<TypeTable>,
     },
+    /// An old binary tagfile's file information and class definitions.
+    BinaryTagfile(Box<BinaryTagfile>),
+}
+
+/// Refuses an object with a `section` (only a packfile's objects have one).
+fn no_sections(objects: &[crate::dump::skim::ObjectHead]) -> Checked<()> {
+    match objects.iter().position(|o| o.section.is_some()) {
+        Some(k) => {
+            let spot = objects_spot(k).key("section");
+            Err(Fail {
+                error: bad("a tagfile's objects have no section").in_(spot.text()),
+                spot: Some(spot),
+            })
+        }
+        None => Ok(()),
+    }
 }
 
 /// What the second pass needs.
@@ -100,27 +121,33 @@ pub(crate) fn prepare(head: Head, pick: Pick<'_>) -> Checked<Prepared> {
         ))));
     }
     let objects = objects.ok_or_else(|| doc.fail(bad("the dump has no `objects`")))?;
-    let tagfile = match doc.opt("container") {
-        None => false,
-        Some(c) if c.v.as_str() == Some("tagfile") => true,
-        // The classes are the file's own definitions, which a dump does not carry.
+    let (tagfile, binary) = match doc.opt("container") {
+        None => (false, None),
+        Some(c) if c.v.as_str() == Some("tagfile") => (true, None),
         Some(c) if c.v.as_str() == Some("binary-tagfile") => {
-            return Err(c.fail(Error::read(ReadError::Unsupported(
-                "building an old binary tagfile from a dump (the dump holds its objects, not \
-                 its class definitions; `hk roundtrip` rewrites such a file)"
-                    .into(),
-            ))))
+            (false, Some(Box::new(binary_from(&doc)?)))
         }
         Some(c) => {
             return Err(c.fail(bad(format!(
-                "container {} (a packfile dump has none, a tagfile's is \"tagfile\")",
+                "container {} (a packfile dump has none, a tagfile's is \"tagfile\" or \"binary-tagfile\")",
                 c.v
             ))))
         }
     };
-    let schema = match pick {
-        Pick::Given(s) => Arc::clone(s),
-        Pick::From(schemas) => schema_for(&doc, tagfile, schemas)?,
+    let schema = match (pick, &binary) {
+        (Pick::Given(s), _) => Arc::clone(s),
+        (Pick::From(schemas), _) if schemas.given().is_some() => {
+            schema_for(&doc, tagfile, schemas)?
+        }
+        // An old binary tagfile's classes are its own definitions.
+        (Pick::From(_), Some(file)) => {
+            let name = file.schema_name();
+            Arc::new(
+                crate::tagfile::binary::schema::extract(&[file], &name)
+                    .map_err(|e| doc.get("classes").map_or_else(|f| f, |c| c.fail(e)))?,
+            )
+        }
+        (Pick::From(schemas), None) => schema_for(&doc, tagfile, schemas)?,
     };
     let mut by_name = Vec::with_capacity(class_names.len());
     for (i, name) in class_names.iter().enumerate() {
@@ -159,15 +186,20 @@ pub(crate) fn prepare(head: Head, pick: Pick<'_>) -> Checked<Prepared> {
             None => Ok(()),
         }
     };
-    let facts = if tagfile {
+    let facts = if let Some(file) = binary {
+        foreign(
+            &["file", "capacity_flags", "cm", "phive", "types"],
+            "packfile or TAG0",
+        )?;
+        no_sections(&objects)?;
+        Facts::BinaryTagfile(file)
+    } else if tagfile {
         foreign(&["file", "capacity_flags"], "packfile")?;
-        if let Some(k) = objects.iter().position(|o| o.section.is_some()) {
-            let spot = objects_spot(k).key("section");
-            return Err(Fail {
-                error: bad("a tagfile's objects have no section").in_(spot.text()),
-                spot: Some(spot),
-            });
-        }
+        foreign(
+            &["classes", "predicates", "trailing", "tagfile_version"],
+            "binary tagfile",
+        )?;
+        no_sections(&objects)?;
         let cm = doc.opt("cm").map(|c| cm_from(&c)).transpose()?;
         let phive = doc.opt("phive").map(|p| phive_from(&p)).transpose()?;
         if cm.is_some() && phive.is_some() {
@@ -179,9 +211,14 @@ pub(crate) fn prepare(head: Head, pick: Pick<'_>) -> Checked<Prepared> {
             sdk: doc.get("sdk_version")?.str()?.to_string(),
             cm,
             phive,
+            types: doc.opt("types").map(|t| types_from(&t)).transpose()?,
         }
     } else {
-        foreign(&["sdk_version", "cm", "phive"], "tagfile")?;
+        foreign(&["sdk_version", "cm", "phive", "types"], "tagfile")?;
+        foreign(
+            &["classes", "predicates", "trailing", "tagfile_version"],
+            "binary tagfile",
+        )?;
         let mut info = info_from(&doc.get("file")?, &ids)?;
         info.object_sections = Vec::with_capacity(objects.len());
         for (k, o) in objects.iter().enumerate() {

@@ -8,7 +8,7 @@
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{json, Value as Json};
 
-use super::{container, schema_name, DUMP_VERSION};
+use super::{classdefs, container, schema_name, types, DUMP_VERSION};
 use crate::dump::text::{bits_text, half_f32, half_text, to_hex};
 use crate::file::{Document, Origin};
 use crate::graph::{path_text, Array, Graph, ObjectId, Ptr, Value};
@@ -137,6 +137,7 @@ impl Serialize for Dump<'_> {
                 if let Some(p) = &file.phive {
                     m.serialize_entry("phive", &Small(&container::phive_json(p), self.toml))?;
                 }
+                m.serialize_entry("types", &Small(&types::types_json(&file.types), self.toml))?;
             }
             Origin::BinaryTagfile(file) => {
                 m.serialize_entry("container", "binary-tagfile")?;
@@ -144,6 +145,13 @@ impl Serialize for Dump<'_> {
                 if let Some(sdk) = &file.sdk {
                     m.serialize_entry("sdk_version", sdk)?;
                 }
+                if let Some(p) = &file.predicates {
+                    m.serialize_entry("predicates", &classdefs::predicates_json(p))?;
+                }
+                if let Some(t) = classdefs::trailing_json(file) {
+                    m.serialize_entry("trailing", &t)?;
+                }
+                m.serialize_entry("classes", &Small(&classdefs::classes_json(file), self.toml))?;
             }
         }
         m.serialize_entry("root", &doc.graph.root.0)?;

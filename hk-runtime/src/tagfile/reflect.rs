@@ -440,3 +440,92 @@ pub fn write(graph: &crate::graph::Graph, schema: &Schema, sdk: &str) -> Result<
     let table = table(schema, &classes)?;
     super::write::write(graph, &table, sdk, rules)
 }
+
+/// `table` with the records `graph`'s classes need and it lacks: for each class of an
+/// object that no record of `table` describes (a type of that name with a body), the
+/// records [`table`] writes from `schema` for it, appended after the table's own types
+/// (a type of the same full name already there is used instead, and gets the body it lacks).
+/// The table's own records stay as they are.
+///
+/// # Errors
+/// What [`table`] reports for the missing classes.
+pub fn extend(
+    table: &TypeTable,
+    graph: &crate::graph::Graph,
+    schema: &Schema,
+) -> Result<TypeTable> {
+    let names = graph.schema();
+    let described: std::collections::HashSet<&str> = table
+        .types
+        .iter()
+        .filter(|t| t.body.is_some() && t.params.is_empty())
+        .map(|t| t.name.as_str())
+        .collect();
+    let mut missing: Vec<&str> = graph
+        .objects
+        .iter()
+        .map(|o| names.name_of(o.class))
+        .filter(|n| !described.contains(n))
+        .collect();
+    if missing.is_empty() {
+        return Ok(table.clone());
+    }
+    missing.sort_unstable();
+    missing.dedup();
+    let extra = self::table(schema, &missing)?;
+    let mut out = table.clone();
+    let mut by_name: HashMap<String, u64> = HashMap::new();
+    for i in 1..table.types.len() as u64 {
+        by_name.entry(table.full_name(i)).or_insert(i);
+    }
+    // Where each of `extra`'s types goes: a type of the same full name, or a new one.
+    let mut to = vec![0u64; extra.types.len()];
+    for (i, slot) in to.iter_mut().enumerate().skip(1) {
+        *slot = match by_name.get(&extra.full_name(i as u64)) {
+            Some(&k) => k,
+            None => {
+                out.types.push(TagType::default());
+                out.types.len() as u64 - 1
+            }
+        };
+    }
+    let map = |t: u64| to.get(t as usize).copied().unwrap_or(0);
+    for (i, t) in extra.types.iter().enumerate().skip(1) {
+        let new = to[i] as usize >= table.types.len();
+        let at = &mut out.types[to[i] as usize];
+        if new {
+            at.name.clone_from(&t.name);
+            at.params = t
+                .params
+                .iter()
+                .map(|p| Param {
+                    name: p.name.clone(),
+                    value: if p.name.starts_with('t') {
+                        map(p.value)
+                    } else {
+                        p.value
+                    },
+                })
+                .collect();
+            at.hash = t.hash;
+        }
+        if at.body.is_none() {
+            at.body = t.body.as_ref().map(|b| remap_body(b, &map));
+        }
+    }
+    Ok(out)
+}
+
+/// `b` with its type references moved by `map`.
+fn remap_body(b: &Body, map: &dyn Fn(u64) -> u64) -> Body {
+    let mut b = b.clone();
+    b.parent = map(b.parent);
+    b.subtype = b.subtype.map(map);
+    for m in b.members.iter_mut().flatten() {
+        m.ty = map(m.ty);
+    }
+    for i in b.interfaces.iter_mut().flatten() {
+        i.0 = map(i.0);
+    }
+    b
+}
