@@ -92,8 +92,9 @@ pub fn write_dump(
 fn tell_lost(path: &Path, lost: Lost, o: &mut Out<'_>) -> Result<()> {
     if lost.rounded > 0 {
         o.warn(format_args!(
-            "{}: {} float values are rounded to six decimals (or are an unwritten fourth \
-             component) and do not read back to the same bits; use --xml exact to keep them",
+            "{}: {} float values do not read back to the same bits in the SDK dialect (six \
+             decimals; no fourth component of a transform's translation and scale); use --xml \
+             exact to keep them",
             path.display(),
             lost.rounded
         ))?;

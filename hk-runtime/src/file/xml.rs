@@ -1,17 +1,65 @@
-//! Havok XML through the front door: a file that starts with `<?xml` or `<hkpackfile`
-//! (after a byte-order mark and blanks) is read as the packfile it describes, whatever its
-//! name (docs/havok-xml.md §4).
+//! Havok XML through the front door: a file whose first element is `<hkpackfile>` is read
+//! as the packfile it describes, whatever its name (docs/havok-xml.md §4).
 
 use crate::error::{Error, ReadError, Result};
 use crate::file::{Document, Schemas};
 use crate::limits::Limits;
 
-/// Whether `bytes` are Havok XML: `<?xml` or `<hkpackfile` first, after a UTF-8 byte-order
-/// mark and blanks. Looks at the first bytes only.
+/// How far into a file the `<hkpackfile>` element is looked for.
+const SNIFF: usize = 4096;
+
+/// Whether `bytes` are Havok XML: `<hkpackfile` first, after a UTF-8 byte-order mark, an
+/// `<?xml …?>` declaration, comments and blanks, within the first 4 KiB. Other XML is not.
 pub fn is_xml(bytes: &[u8]) -> bool {
     let b = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut rest = &b[..b.len().min(SNIFF)];
+    loop {
+        rest = trim(rest);
+        let skip = |open: &[u8], close: &[u8], r: &[u8]| -> Option<usize> {
+            let body = r.strip_prefix(open)?;
+            body.windows(close.len())
+                .position(|w| w == close)
+                .map(|i| open.len() + i + close.len())
+        };
+        if rest.starts_with(b"<?xml") || rest.starts_with(b"<!--") {
+            let n = skip(b"<?xml", b"?>", rest).or_else(|| skip(b"<!--", b"-->", rest));
+            match n {
+                Some(n) => rest = &rest[n..],
+                None => return false,
+            }
+        } else {
+            return rest.starts_with(b"<hkpackfile")
+                && rest
+                    .get(b"<hkpackfile".len())
+                    .is_some_and(|c| c.is_ascii_whitespace() || *c == b'>');
+        }
+    }
+}
+
+fn trim(b: &[u8]) -> &[u8] {
     let start = b.iter().position(|c| !c.is_ascii_whitespace());
-    start.is_some_and(|i| b[i..].starts_with(b"<?xml") || b[i..].starts_with(b"<hkpackfile"))
+    &b[start.unwrap_or(b.len())..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_xml;
+
+    #[test]
+    fn havok_xml_is_told_by_its_first_element() {
+        assert!(is_xml(
+            b"<?xml version=\"1.0\" encoding=\"ascii\"?>\n<hkpackfile classversion=\"8\">"
+        ));
+        assert!(is_xml(b"\xEF\xBB\xBF  <hkpackfile>"));
+        assert!(is_xml(
+            b"<?xml version=\"1.0\"?><!-- a note --> <hkpackfile x=\"1\">"
+        ));
+        assert!(!is_xml(b"<?xml version=\"1.0\"?>"));
+        assert!(!is_xml(b"<?xml version=\"1.0\"?><notes/>"));
+        assert!(!is_xml(b"<hkpackfilex>"));
+        assert!(!is_xml(b"<!-- never closed"));
+        assert!(!is_xml(&crate::packfile::header::MAGIC));
+    }
 }
 
 /// Reads Havok XML as a document, within `limits`.
