@@ -193,7 +193,7 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
                 violations: r.violations,
             })
         }
-        None if is_xml(bytes) => xml::open(bytes, schemas, &opts.limits),
+        None if is_xml(bytes) => xml::open(bytes, schemas, opts),
         None => Err(Error::read(crate::error::ReadError::BadMagic).at(0)),
     }
 }

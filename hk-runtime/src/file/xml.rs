@@ -4,6 +4,7 @@
 use crate::error::{Error, ReadError, Result};
 use crate::file::{Document, Schemas};
 use crate::limits::Limits;
+use crate::packfile::graph::read::ReadOptions;
 
 /// How far into a file the `<hkpackfile>` element is looked for.
 const SNIFF: usize = 4096;
@@ -62,11 +63,22 @@ mod tests {
     }
 }
 
-/// Reads Havok XML as a document, within `limits`.
+/// Reads Havok XML as the document of the packfile it describes, within `opts.limits`:
+/// the packfile is built and read back, so its objects are in the order a binary file
+/// holds them (the XML's own order is the writer's, not the file's) and commands that
+/// compare objects by position (`hk diff`) see the same document as for the binary.
 ///
 /// # Errors
-/// Text that is not UTF-8, and what [`crate::dump::xml::open_xml`] refuses.
-pub(super) fn open(bytes: &[u8], schemas: &Schemas, limits: &Limits) -> Result<Document> {
+/// Text that is not UTF-8, what [`crate::dump::xml::open_xml`] refuses, and what the
+/// packfile writer and reader refuse.
+pub(super) fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Document> {
+    let doc = open_text(bytes, schemas, &opts.limits)?;
+    let built = super::write(&doc)?;
+    super::open(&built, schemas, opts)
+}
+
+/// The document the XML text describes, its objects in the XML's order.
+fn open_text(bytes: &[u8], schemas: &Schemas, limits: &Limits) -> Result<Document> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         Error::read(ReadError::Syntax {
             format: "XML",
