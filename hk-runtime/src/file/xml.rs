@@ -42,27 +42,6 @@ fn trim(b: &[u8]) -> &[u8] {
     &b[start.unwrap_or(b.len())..]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_xml;
-
-    #[test]
-    fn havok_xml_is_told_by_its_first_element() {
-        assert!(is_xml(
-            b"<?xml version=\"1.0\" encoding=\"ascii\"?>\n<hkpackfile classversion=\"8\">"
-        ));
-        assert!(is_xml(b"\xEF\xBB\xBF  <hkpackfile>"));
-        assert!(is_xml(
-            b"<?xml version=\"1.0\"?><!-- a note --> <hkpackfile x=\"1\">"
-        ));
-        assert!(!is_xml(b"<?xml version=\"1.0\"?>"));
-        assert!(!is_xml(b"<?xml version=\"1.0\"?><notes/>"));
-        assert!(!is_xml(b"<hkpackfilex>"));
-        assert!(!is_xml(b"<!-- never closed"));
-        assert!(!is_xml(&crate::packfile::header::MAGIC));
-    }
-}
-
 /// Reads Havok XML as the document of the packfile it describes, within `opts.limits`:
 /// the packfile is built and read back, so its objects are in the order a binary file
 /// holds them (the XML's own order is the writer's, not the file's) and commands that
@@ -87,4 +66,25 @@ fn open_text(bytes: &[u8], schemas: &Schemas, limits: &Limits) -> Result<Documen
         .at(e.valid_up_to() as u64)
     })?;
     crate::dump::xml::open_xml(text, schemas, None, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_xml;
+
+    #[test]
+    fn havok_xml_is_told_by_its_first_element() {
+        assert!(is_xml(
+            b"<?xml version=\"1.0\" encoding=\"ascii\"?>\n<hkpackfile classversion=\"8\">"
+        ));
+        assert!(is_xml(b"\xEF\xBB\xBF  <hkpackfile>"));
+        assert!(is_xml(
+            b"<?xml version=\"1.0\"?><!-- a note --> <hkpackfile x=\"1\">"
+        ));
+        assert!(!is_xml(b"<?xml version=\"1.0\"?>"));
+        assert!(!is_xml(b"<?xml version=\"1.0\"?><notes/>"));
+        assert!(!is_xml(b"<hkpackfilex>"));
+        assert!(!is_xml(b"<!-- never closed"));
+        assert!(!is_xml(&crate::packfile::header::MAGIC));
+    }
 }
