@@ -151,7 +151,7 @@ impl Context {
         self.file_or_xml(&bytes, read).map_err(|e| e.in_file(path))
     }
 
-    /// Reads a Havok file from its bytes, as [`Context::open`].
+    /// Reads a Havok file (or Havok XML) from its bytes, as [`Context::open`].
     ///
     /// # Errors
     /// As [`hk_runtime::file::open`].
@@ -167,20 +167,8 @@ impl Context {
         self.file_or_xml(bytes, self.read)
     }
 
-    /// [`Context::open_file_or_xml`] with `read`.
+    /// [`Context::open_file_or_xml`] with `read`: the front door reads Havok XML too.
     fn file_or_xml(&self, bytes: &[u8], read: ReadOptions) -> Result<Document> {
-        if hk_runtime::dump::xml::is_xml(bytes) {
-            let text = std::str::from_utf8(bytes).map_err(|e| Error::Dump {
-                format: "XML",
-                message: format!("not UTF-8: {e}"),
-            })?;
-            return Ok(hk_runtime::dump::xml::open_xml(
-                text,
-                &self.schemas,
-                None,
-                &read.limits,
-            )?);
-        }
         Ok(file::open(bytes, &self.schemas, read)?)
     }
 

@@ -23,27 +23,91 @@ pub enum Format {
     Xml,
 }
 
+/// The dialects of Havok XML `hk dump --format xml` writes (docs/havok-xml.md §3).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum XmlDialect {
+    /// The SDK's, as modding tools exchange it: `#NNNN` names with class signatures,
+    /// floats with six decimals, `SERIALIZE_IGNORED` members left out.
+    #[default]
+    Sdk,
+    /// hk's: every member, floats that read back to the same bits, so the file builds
+    /// back byte for byte.
+    Exact,
+}
+
+impl From<XmlDialect> for dump::xml::Dialect {
+    fn from(d: XmlDialect) -> Self {
+        match d {
+            XmlDialect::Sdk => dump::xml::Dialect::Sdk,
+            XmlDialect::Exact => dump::xml::Dialect::Exact,
+        }
+    }
+}
+
+/// What a dump could not keep: XML's rounded floats and left-out members.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Lost {
+    /// Float values that do not read back to the same bits.
+    pub rounded: usize,
+    /// `SERIALIZE_IGNORED` members left out that hold something.
+    pub ignored: usize,
+}
+
 /// Writes the dump of `doc` to `w`: JSON straight from the graph as it is made, TOML
-/// (whose writer builds the whole text) at once.
+/// (whose writer builds the whole text) at once, XML in `dialect`. Returns what the dump
+/// could not keep (nothing but for the SDK dialect of XML).
 ///
 /// # Errors
 /// A dump the TOML or XML writer refuses, or `w` refuses the text ([`Error::Output`]).
 pub fn write_dump(
     doc: &hk_runtime::file::Document,
     format: Format,
+    dialect: XmlDialect,
     w: &mut dyn Write,
-) -> Result<()> {
+) -> Result<Lost> {
     let mut w = BufWriter::with_capacity(1 << 16, w);
+    let mut lost = Lost::default();
     match format {
         Format::Json => dump::write_json(doc, &mut w).map_err(Error::Output)?,
         Format::Toml => w
             .write_all(dump::to_toml(doc)?.as_bytes())
             .map_err(Error::Output)?,
-        Format::Xml => w
-            .write_all(dump::xml::to_xml(doc)?.as_bytes())
-            .map_err(Error::Output)?,
+        Format::Xml => {
+            let x = dump::xml::to_xml(doc, dialect.into())?;
+            lost = Lost {
+                rounded: x.rounded,
+                ignored: x.ignored,
+            };
+            w.write_all(x.text.as_bytes()).map_err(Error::Output)?;
+        }
     }
-    w.flush().map_err(Error::Output)
+    w.flush().map_err(Error::Output)?;
+    Ok(lost)
+}
+
+/// Says on the warning stream what the dump of `path` lost, if anything.
+///
+/// # Errors
+/// Only when the warning stream fails.
+fn tell_lost(path: &Path, lost: Lost, o: &mut Out<'_>) -> Result<()> {
+    if lost.rounded > 0 {
+        o.warn(format_args!(
+            "{}: {} float values do not read back to the same bits in the SDK dialect (six \
+             decimals; no fourth component of a transform's translation and scale); use --xml \
+             exact to keep them",
+            path.display(),
+            lost.rounded
+        ))?;
+    }
+    if lost.ignored > 0 {
+        o.warn(format_args!(
+            "{}: {} SERIALIZE_IGNORED members hold values the SDK dialect leaves out; use \
+             --xml exact to keep them",
+            path.display(),
+            lost.ignored
+        ))?;
+    }
+    Ok(())
 }
 
 /// Prints (or writes to `out`) the dump of the file at `path`, read as the context says
@@ -55,7 +119,7 @@ pub fn write_dump(
 pub fn dump_file(
     ctx: &Context,
     path: &Path,
-    format: Format,
+    (format, dialect): (Format, XmlDialect),
     out: Option<&Path>,
     o: &mut Out<'_>,
 ) -> Result<Status> {
@@ -65,17 +129,19 @@ pub fn dump_file(
     }
     let doc = ctx.open(path)?;
     crate::info::warnings(path, &doc, o)?;
-    match out {
+    let lost = match out {
         Some(p) => {
             let mut f = outputs.create(p)?;
-            write_dump(&doc, format, &mut f).map_err(|e| match e {
+            let lost = write_dump(&doc, format, dialect, &mut f).map_err(|e| match e {
                 Error::Output(e) => Error::io(p, e),
                 e => e,
             })?;
             f.finish()?;
+            lost
         }
-        None => write_dump(&doc, format, o.results())?,
-    }
+        None => write_dump(&doc, format, dialect, o.results())?,
+    };
+    tell_lost(path, lost, o)?;
     Ok(Status::Success)
 }
 

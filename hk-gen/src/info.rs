@@ -43,6 +43,15 @@ pub fn info(ctx: &Context, path: &Path, o: &mut Out<'_>) -> Result<Status> {
         None => {}
     }
     let doc = opened?;
+    if let (None, Origin::Packfile(p)) = (file::detect(&bytes), &doc.origin) {
+        outln!(
+            o,
+            "  Havok XML: packfile version {} \"{}\", read as laid out {}",
+            p.file_version,
+            p.contents_version,
+            p.layout
+        );
+    }
     outln!(o, "  schema: {}", doc.schema.describe());
     warnings(path, &doc, o)?;
     outln!(

@@ -53,7 +53,16 @@ pub enum Outcome {
 pub type Roundtrip = (Outcome, Option<Vec<u8>>, Option<String>);
 
 /// Round-trips one file's bytes, read as the context says ([`Context::read_options`]).
+/// Havok XML is built into the packfile it describes first, and that packfile is
+/// round-tripped: read, written back, compared (docs/havok-xml.md §4).
 pub fn roundtrip_bytes(ctx: &Context, data: &[u8]) -> Roundtrip {
+    if file::is_xml(data) {
+        let built = ctx.open_bytes(data).and_then(|doc| Ok(file::write(&doc)?));
+        return match built {
+            Ok(bytes) => roundtrip_bytes(ctx, &bytes),
+            Err(e) => (Outcome::Failed(e), None, None),
+        };
+    }
     let doc = match ctx.open_bytes(data) {
         Ok(d) => d,
         Err(e) => return (Outcome::Failed(e), None, None),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use hk_gen::dump::Format;
+use hk_gen::dump::{Format, XmlDialect};
 use hk_gen::{bench, convert, roundtrip, Context, Out, Result, Status};
 use hk_runtime::limits::ReadOptions;
 
@@ -126,6 +126,11 @@ pub struct Dump {
     /// Output format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
+    /// Dialect of Havok XML (with `--format xml`): `sdk`, the SDK's and modding tools'
+    /// (six-decimal floats, which may lose bits: the count is printed), or `exact`, hk's,
+    /// which builds back byte for byte.
+    #[arg(long, value_enum, default_value = "sdk")]
+    xml: XmlDialect,
     #[command(flatten)]
     schema: SchemaArg,
     /// Write to this file instead of stdout.
@@ -145,7 +150,13 @@ impl Run for Dump {
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
-        hk_gen::dump::dump_file(ctx, &self.file, self.format, self.out.as_deref(), o)
+        hk_gen::dump::dump_file(
+            ctx,
+            &self.file,
+            (self.format, self.xml),
+            self.out.as_deref(),
+            o,
+        )
     }
 }
 

@@ -689,7 +689,8 @@ fn xml_dump_builds_back_and_for_another_platform() {
     std::fs::write(&xml, written.replacen("</hkparam>", "</hkparan>", 1)).unwrap();
     let (code, _, err) = hk(&["build", xml.to_str().unwrap(), "-o", "never.hkx"]);
     assert_ne!(code, 0);
-    // The first `</hkparam>` closes line 9's param at column 48.
-    assert!(err.contains("allosaur.xml:9:48: "), "{err}");
+    // The first `</hkparam>` closes line 11's param at column 32 (after the
+    // `SERIALIZE_IGNORED` comments of the SDK dialect).
+    assert!(err.contains("allosaur.xml:11:32: "), "{err}");
     assert!(err.contains("</hkparan>"), "{err}");
 }

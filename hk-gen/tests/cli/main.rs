@@ -13,3 +13,4 @@ mod hostile_names;
 mod read_limits;
 mod schema;
 mod support;
+mod xml_dialects;

@@ -10,6 +10,7 @@
 
 mod schemas;
 pub mod select;
+mod xml;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ use crate::tagfile::{self, TagFile};
 
 pub use self::schemas::{Given, Schemas};
 pub use self::select::{signature_check, How, SchemaChoice};
+pub use self::xml::is_xml;
 pub use crate::error::{Check, Tried};
 
 use self::schemas::{bound, read_lock, write_lock};
@@ -106,12 +108,13 @@ impl Document {
     }
 }
 
-/// Reads `bytes` (a packfile, a tagfile bare or in its container, or an old binary
-/// tagfile) into the graph.
+/// Reads `bytes` (a packfile, a tagfile bare or in its container, an old binary tagfile,
+/// or Havok XML, recognised by its first bytes: [`is_xml`]) into the graph. XML reads as
+/// the packfile it describes, laid out as it says (else its generation's default).
 ///
 /// # Errors
 /// An unknown container, no schema for the file, or anything the container's reader
-/// reports (with offset and object/member path).
+/// reports (with offset and object/member path; line and column for XML).
 pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Document> {
     match detect(bytes) {
         Some(Container::Packfile) => {
@@ -190,6 +193,7 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
                 violations: r.violations,
             })
         }
+        None if is_xml(bytes) => xml::open(bytes, schemas, opts),
         None => Err(Error::read(crate::error::ReadError::BadMagic).at(0)),
     }
 }

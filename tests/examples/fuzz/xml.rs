@@ -497,7 +497,11 @@ fn inputs(corpus: &Path, schemas: &Schemas) -> (Vec<Input>, usize) {
     let theirs = out.len();
     for f in hk_tests::packfiles(corpus).iter().step_by(20) {
         if let Ok(doc) = file::open(&hk_tests::read(f), schemas, ReadOptions::default()) {
-            if let Some(i) = xml::to_xml(&doc).ok().and_then(|t| index(f.clone(), t)) {
+            if let Some(i) = xml::to_xml(&doc, xml::Dialect::Exact)
+                .ok()
+                .map(|x| x.text)
+                .and_then(|t| index(f.clone(), t))
+            {
                 out.push(i);
             }
         }
@@ -535,7 +539,7 @@ fn rebuilds(bytes: &[u8], built: hk_runtime::dump::Built, schemas: &Schemas) -> 
         },
         violations: Vec::new(),
     };
-    match xml::to_xml(&doc) {
+    match xml::to_xml(&doc, xml::Dialect::Exact).map(|x| x.text) {
         Ok(again) => {
             matches!(xml::build_xml(&again, schemas, None, &Limits::default()), Ok((b, _)) if b == bytes)
         }

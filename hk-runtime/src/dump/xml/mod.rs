@@ -18,6 +18,7 @@ mod leaf;
 mod meter;
 mod read;
 mod scan;
+mod sdk;
 mod value;
 mod walk;
 mod write;
@@ -25,6 +26,7 @@ mod write;
 pub use read::{from_xml, is_xml};
 
 use crate::file::{Document, Origin, SchemaChoice};
+pub use sdk::{Dialect, Xml};
 pub use write::to_xml;
 
 use serde_json::Value as Json;
@@ -71,9 +73,15 @@ fn enum_of<'s>(
 }
 
 /// An enum value as its item's name, flags as item names joined by `|` (bits no item
-/// names last, in hex); `None` when the value has no names or they would not read back to
-/// it.
-fn enum_text(schema: &Schema, owner: &str, m: &Member, v: &Json) -> Option<String> {
+/// names last, in hex), in the enum's item order or, `high_first`, from the highest value
+/// down (as the SDK writes them: `FLAG_TO_NESTED_STATE_ID_IS_VALID|FLAG_DISABLE_CONDITION`);
+/// `None` when the value has no names or they would not read back to it.
+fn enum_text(
+    schema: &Schema,
+    (owner, m): (&str, &Member),
+    v: &Json,
+    high_first: bool,
+) -> Option<String> {
     let (e, flags) = enum_of(schema, owner, m)?;
     let value = v.as_i64()?;
     if !flags {
@@ -88,7 +96,11 @@ fn enum_text(schema: &Schema, owner: &str, m: &Member, v: &Json) -> Option<Strin
     }
     let mut rest = value;
     let mut names = Vec::new();
-    for i in &e.items {
+    let mut items: Vec<&crate::schema::EnumItem> = e.items.iter().collect();
+    if high_first {
+        items.sort_by_key(|i| std::cmp::Reverse(i.value));
+    }
+    for i in items {
         let bits = i64::from(i.value);
         if bits > 0 && rest & bits == bits {
             names.push(i.name.clone());

@@ -44,6 +44,8 @@ pub fn from_xml(
     layout: Option<LayoutRules>,
     limits: &Limits,
 ) -> Result<Built> {
+    // A byte-order mark is no part of the document (positions count from after it).
+    let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
     let placed = |l: Located| {
         let (line, column) = line_column(text, l.at);
         l.error.at_line(line, column)

@@ -3,5 +3,6 @@
 
 mod build_errors;
 mod strict_build;
+mod xml_dialects;
 mod xml_reference;
 mod xml_round_trip;

@@ -12,7 +12,9 @@ use serde_json::Value as Json;
 /// binary → XML → binary, and the XML written again from the rebuilt file.
 fn round_trip(data: &[u8], schemas: &Schemas) -> Result<(), String> {
     let doc = file::open(data, schemas, Default::default()).map_err(|e| e.to_string())?;
-    let text = xml::to_xml(&doc).map_err(|e| format!("write: {e}"))?;
+    let text = xml::to_xml(&doc, xml::Dialect::Exact)
+        .map(|x| x.text)
+        .map_err(|e| format!("write: {e}"))?;
     let (bytes, built) = xml::build_xml(&text, schemas, None, &Default::default())
         .map_err(|e| format!("read: {e}"))?;
     if bytes != data {
@@ -32,7 +34,9 @@ fn round_trip(data: &[u8], schemas: &Schemas) -> Result<(), String> {
         schema: doc.schema,
         violations: Vec::new(),
     };
-    let text2 = xml::to_xml(&again).map_err(|e| format!("write again: {e}"))?;
+    let text2 = xml::to_xml(&again, xml::Dialect::Exact)
+        .map(|x| x.text)
+        .map_err(|e| format!("write again: {e}"))?;
     if text2 != text {
         return Err("XML → binary → XML changed the XML".into());
     }
@@ -85,7 +89,7 @@ fn every_corpus_xml_file_builds_and_again_from_its_own_xml() {
                 .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
             let doc = file::open(&bytes, &schemas, Default::default()).unwrap();
             assert_eq!(doc.graph.objects.len(), built.graph.objects.len());
-            let again = xml::to_xml(&doc).unwrap();
+            let again = xml::to_xml(&doc, xml::Dialect::Exact).unwrap().text;
             let (rebuilt, _) = xml::build_xml(&again, &schemas, None, &Default::default())
                 .unwrap_or_else(|e| panic!("{} again: {e}", f.display()));
             assert!(
@@ -150,7 +154,7 @@ fn hk_namespace_facts_go_through_xml() {
             .schema,
         violations: Vec::new(),
     };
-    let text = xml::to_xml(&doc).unwrap();
+    let text = xml::to_xml(&doc, xml::Dialect::Exact).unwrap().text;
     for needle in [
         "hk:usertag=\"7\"",
         "<hk:export",
