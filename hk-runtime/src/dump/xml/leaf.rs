@@ -216,7 +216,8 @@ impl Leaf<'_> {
             }),
             Shape::Int { .. } => int(word, en),
             Shape::ULong => Ok(number(word).unwrap_or(Lit::Str(Cow::Borrowed(word)))),
-            Shape::Real | Shape::Half => float(word),
+            Shape::Real => float(word),
+            Shape::Half => half(word),
             Shape::Floats(n) => Err(bad(format!(
                 "`{}` where a `{}` member takes `(x y z w)` groups",
                 shown(word),
@@ -386,6 +387,35 @@ fn float(w: &str) -> Result<Lit<'_>, Error> {
 /// A float tuple of `n` from `( … )` groups; a group of three (Havok writes the
 /// translation and scale of a transform so) takes a zero fourth when the tuple has four or
 /// more.
+/// A `half` member's value. A decimal with a fixed number of places (the SDK prints six)
+/// names the half nearest to it when that half is within half a unit of its last place:
+/// halves keep 8 bits of mantissa, so such a decimal names one half, the one it was
+/// printed from (docs/havok-xml.md §3). Any other text must be a half exactly.
+fn half(w: &str) -> Result<Lit<'_>, Error> {
+    let lit = float(w)?;
+    let Lit::F64(x) = lit else { return Ok(lit) };
+    Ok(Lit::F64(named_half(w, x).map_or(x, f64::from)))
+}
+
+/// The half (as an f32) a fixed-point decimal `w` of value `x` was printed from, if any.
+pub(super) fn named_half(w: &str, x: f64) -> Option<f32> {
+    let places = w.split_once('.').map(|(_, f)| f.len())?;
+    if w.contains(['e', 'E']) || places > 9 {
+        return None;
+    }
+    let top = (x as f32).to_bits() >> 16;
+    let tolerance = 0.5 * 10f64.powi(-(places as i32)) * (1.0 + 1e-9);
+    [top, top.checked_add(1)?]
+        .into_iter()
+        .map(|h| f32::from_bits(h << 16))
+        .filter(|h| h.is_finite() && (f64::from(*h) - x).abs() <= tolerance)
+        .min_by(|a, b| {
+            (f64::from(*a) - x)
+                .abs()
+                .total_cmp(&(f64::from(*b) - x).abs())
+        })
+}
+
 pub(super) fn floats<'t>(n: u8, groups: &[&'t str]) -> Result<Lit<'t>, Error> {
     let mut out = Vec::with_capacity(usize::from(n));
     for g in groups {

@@ -84,14 +84,18 @@ pub(super) fn numbers(order: &[u32], root: u32) -> Vec<u64> {
 }
 
 /// A float as the SDK prints it, six decimals (`-0.000000`), and whether it reads back to
-/// the same bits. Non-finite floats keep hk's `f32:0x…` form, which reads back exactly.
-pub(super) fn six(j: &Json) -> (String, bool) {
+/// the same bits (for a `half` member, to the same half: see `leaf::named_half`).
+/// Non-finite floats keep hk's `f32:0x…` form, which reads back exactly.
+pub(super) fn six(j: &Json, half: bool) -> (String, bool) {
     match j {
         Json::Number(n) => {
             let f = n.as_f64().unwrap_or(0.0) as f32;
             let s = format!("{f:.6}");
-            let same = s.parse::<f32>().is_ok_and(|g| g.to_bits() == f.to_bits());
-            (s, same)
+            let back = s.parse::<f32>().ok().map(|g| match half {
+                true => super::leaf::named_half(&s, f64::from(g)).unwrap_or(g),
+                false => g,
+            });
+            (s, back.is_some_and(|g| g.to_bits() == f.to_bits()))
         }
         Json::String(s) => (s.clone(), true),
         _ => ("0.000000".into(), true),
@@ -129,10 +133,26 @@ mod tests {
 
     #[test]
     fn six_decimals_say_whether_bits_survive() {
-        assert_eq!(six(&serde_json::json!(0.5)), ("0.500000".into(), true));
-        assert_eq!(six(&serde_json::json!(-0.0)), ("-0.000000".into(), true));
-        let (s, same) = six(&serde_json::json!(0.1_f32));
+        assert_eq!(
+            six(&serde_json::json!(0.5), false),
+            ("0.500000".into(), true)
+        );
+        assert_eq!(
+            six(&serde_json::json!(-0.0), false),
+            ("-0.000000".into(), true)
+        );
+        let (s, same) = six(&serde_json::json!(0.1_f32), false);
         assert_eq!((s.as_str(), same), ("0.100000", true));
-        assert!(!six(&serde_json::json!(7.105_427_4e-14_f32)).1);
+        assert!(!six(&serde_json::json!(7.105_427_4e-14_f32), false).1);
+        // A half's six decimals name it again (Dark Souls' angular damping, 0x3D4C).
+        for top in [0x3D4C_u32, 0xBD4C, 0x3F80, 0x4479, 0x3A83] {
+            let h = f32::from_bits(top << 16);
+            let (s, same) = six(&serde_json::json!(h), true);
+            assert!(same, "{s} should name the half {top:#X}");
+            let back = super::super::leaf::named_half(&s, s.parse().unwrap()).unwrap();
+            assert_eq!(back.to_bits(), top << 16, "{s}");
+            // The same text is not the f32 it rounds.
+            assert!(!six(&serde_json::json!(h), false).1 || s.parse::<f32>().unwrap() == h);
+        }
     }
 }

@@ -158,11 +158,11 @@ impl<'s> W<'s> {
     }
 
     /// A float in the dialect's form (the SDK's are counted when they lose bits).
-    fn float(&mut self, j: &Json) -> String {
+    fn float(&mut self, j: &Json, half: bool) -> String {
         match self.dialect {
             Dialect::Exact => float(j),
             Dialect::Sdk => {
-                let (s, same) = sdk::six(j);
+                let (s, same) = sdk::six(j, half);
                 self.rounded += usize::from(!same);
                 s
             }
@@ -188,7 +188,7 @@ impl<'s> W<'s> {
         let mut s = String::new();
         for (a, b) in groups {
             s.push('(');
-            let parts: Vec<String> = items[a..b].iter().map(|x| self.float(x)).collect();
+            let parts: Vec<String> = items[a..b].iter().map(|x| self.float(x, false)).collect();
             s.push_str(&parts.join(" "));
             s.push(')');
         }
@@ -484,7 +484,8 @@ impl<'s> W<'s> {
                 enum_text(self.schema, m, v, self.dialect == Dialect::Sdk)
                     .unwrap_or_else(|| v.to_string())
             }
-            Shape::Real | Shape::Half => self.float(v),
+            Shape::Real => self.float(v, false),
+            Shape::Half => self.float(v, true),
             Shape::Floats(_) => {
                 let qs = m.1.ty == TypeKind::QsTransform || m.1.subtype == TypeKind::QsTransform;
                 self.floats(v, qs)

@@ -88,6 +88,45 @@ fn changed_floats(a: &Json, b: &Json) -> usize {
     }
 }
 
+/// The SDK dialect of `doc`, built back: the XML and how many float values changed.
+fn sdk_build(doc: &file::Document, schemas: &file::Schemas) -> (xml::Xml, usize) {
+    let sdk = xml::to_xml(doc, xml::Dialect::Sdk).unwrap();
+    let (built, _) = xml::build_xml(&sdk.text, schemas, None, &Default::default()).unwrap();
+    let rebuilt = file::open(&built, schemas, Default::default()).unwrap();
+    let (a, b) = (dump::to_json(doc), dump::to_json(&rebuilt));
+    let classes = |j: &Json| -> Vec<Json> {
+        j["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["class"].clone())
+            .collect()
+    };
+    assert_eq!(
+        classes(&a),
+        classes(&b),
+        "the same objects in the same order"
+    );
+    let changed = changed_floats(&a["objects"], &b["objects"]);
+    (sdk, changed)
+}
+
+/// A level whose rigid body holds `half` members (2010.2 `hkpMotion` damping) builds from
+/// the SDK dialect: six decimals name each half again, so the halves come back exactly and
+/// only the floats counted as rounded change.
+#[test]
+fn halves_come_back_from_six_decimals() {
+    let Some(corpus) = hk_tests::corpus("halves_come_back_from_six_decimals") else {
+        return;
+    };
+    let schemas = hk_tests::schema_set();
+    let path = corpus.join("games/dark-souls-ptde/map_collision_template.hkx");
+    let doc = file::open(&hk_tests::read(&path), &schemas, Default::default()).unwrap();
+    let (sdk, changed) = sdk_build(&doc, &schemas);
+    assert!(sdk.text.contains("angularDamping"));
+    assert_eq!(sdk.rounded, changed);
+}
+
 /// A Dark Souls skeleton (2010.2) in the SDK dialect loses bits in its floats and in the
 /// fourth components of its transforms, and says exactly how many values changed; in hk's
 /// exact dialect it loses none and builds the same bytes. The SDK dialect writes each
@@ -106,25 +145,8 @@ fn the_sdk_dialect_counts_what_it_rounds_and_the_exact_one_keeps_every_bit() {
     let (again, _) = xml::build_xml(&exact.text, &schemas, None, &Default::default()).unwrap();
     assert!(again == bytes, "the exact dialect builds the same bytes");
 
-    let sdk = xml::to_xml(&doc, xml::Dialect::Sdk).unwrap();
+    let (sdk, changed) = sdk_build(&doc, &schemas);
     assert_eq!(sdk.ignored, 0);
-    let (built, _) = xml::build_xml(&sdk.text, &schemas, None, &Default::default()).unwrap();
-    let rebuilt = file::open(&built, &schemas, Default::default()).unwrap();
-    let (a, b) = (dump::to_json(&doc), dump::to_json(&rebuilt));
-    let classes = |j: &Json| -> Vec<Json> {
-        j["objects"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["class"].clone())
-            .collect()
-    };
-    assert_eq!(
-        classes(&a),
-        classes(&b),
-        "the same objects in the same order"
-    );
-    let changed = changed_floats(&a["objects"], &b["objects"]);
     assert!(sdk.rounded > 0);
     assert_eq!(
         sdk.rounded, changed,
