@@ -548,7 +548,7 @@ pub fn build_compound(
         }
         let t = crate::collision::math::Affine::from_qs(&qs)
             .ok_or_else(|| fail("instances", "bad transform"))?;
-        let b = i.child_box;
+        let b = stored_box(g, i.shape, i.child_box);
         let corners = (0..8)
             .map(|c| t.apply([0, 1, 2].map(|a| if c >> a & 1 == 1 { b.max[a] } else { b.min[a] })));
         boxes.push(Aabb::of(corners).unwrap_or(b));
@@ -593,4 +593,18 @@ pub fn build_compound(
     set(g, id, "tree.nodes", nodes)?;
     set(g, id, "tree.domain", domain_value)?;
     Ok(id)
+}
+
+/// `given` grown to hold the vertices a compressed-mesh child decodes to: quantisation moves
+/// a vertex up to half a step, possibly outside the box of the vertices it was built from,
+/// and a leaf box must hold what queries see. Any other child keeps `given`.
+fn stored_box(g: &Graph, child: ObjectId, given: Aabb) -> Aabb {
+    let Ok(mesh) = super::bvmesh::decode(g, child) else {
+        return given;
+    };
+    let corners = mesh
+        .primitives
+        .iter()
+        .flat_map(|p| p.corners.iter().copied());
+    Aabb::of([given.min, given.max].into_iter().chain(corners)).unwrap_or(given)
 }
