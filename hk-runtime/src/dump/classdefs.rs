@@ -160,14 +160,7 @@ fn classes_from(list: &Node<'_>) -> Checked<(Vec<ClassDef>, Widths)> {
     let mut widths = BTreeMap::new();
     for (d, c) in list.list()?.iter().enumerate() {
         c.keys(&["id", "name", "version", "parent", "members"])?;
-        let id = c.get("id")?;
-        if id.uint(64)? != d as u64 + 1 {
-            return Err(id.fail(bad(format!(
-                "the class listed {} has id {}: ids number the list from 1",
-                d + 1,
-                id.v
-            ))));
-        }
+        c.numbered(d, "class")?;
         let parent = c.get("parent")?;
         let p = parent.uint(32)? as u32;
         if p as usize > d {

@@ -119,6 +119,20 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// Checks that entry `index` (from 0) of a list of `what`s has `"id": index + 1`: the
+    /// ids of a dump's type and class lists number the list from 1.
+    pub(crate) fn numbered(&self, index: usize, what: &str) -> Checked<()> {
+        let id = self.get("id")?;
+        if id.uint(64)? != index as u64 + 1 {
+            return Err(id.fail(bad(format!(
+                "the {what} listed {} has id {}: ids number the list from 1",
+                index + 1,
+                id.v
+            ))));
+        }
+        Ok(())
+    }
+
     /// Key `key`, which must be there (and not null).
     pub(crate) fn get(&self, key: &str) -> Checked<Node<'a>> {
         self.opt(key).ok_or_else(|| {

@@ -94,14 +94,7 @@ pub(crate) fn types_from(v: &Node<'_>) -> Checked<TypeTable> {
     let mut types = vec![TagType::default()];
     for (k, t) in list.iter().enumerate() {
         t.keys(&["id", "name", "params", "body", "hash"])?;
-        let id = t.get("id")?;
-        if id.uint(64)? != k as u64 + 1 {
-            return Err(id.fail(bad(format!(
-                "the type listed {} has id {}: ids number the list from 1",
-                k + 1,
-                id.v
-            ))));
-        }
+        t.numbered(k, "type")?;
         let mut params = Vec::new();
         for p in t
             .opt("params")
