@@ -19,12 +19,14 @@
 //! | [`hknp`] | Havok 2016 and later shapes: polytopes, compressed meshes and compounds of id Tech `cm` files (docs/collision-notes.md §12), the 2023.2 `hknpMeshShape` of phive `.bphsh` files (§13): decoded, checked and built |
 //! | [`mopp`] | MOPP codes: the interpreter, the degenerate-triangle rule, an encoder, and the check of a code against its triangles |
 //! | [`export`] | Wavefront OBJ output |
+//! | [`input`] | meshes to import: named objects of world-space triangles with their surfaces |
 
 mod access;
 mod body;
 pub mod export;
 pub mod hknp;
 pub mod hkp;
+pub mod input;
 pub mod math;
 pub mod mopp;
 mod shapes;
