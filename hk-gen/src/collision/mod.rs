@@ -5,6 +5,7 @@
 
 pub mod gltf;
 pub mod render;
+pub mod trees;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
