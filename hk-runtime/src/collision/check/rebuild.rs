@@ -127,19 +127,21 @@ fn len(r: &Rec<'_>, name: &str) -> Result<usize> {
     Ok(r.array(name)?.len())
 }
 
+/// Vertices, primitives (`a b c d`, or `a b c c` for a triangle) and a value per primitive.
+type Primitives = (Vec<Vec3>, Vec<[u32; 4]>, Vec<u32>);
+
+/// A triangle's corners and value.
+type Keyed = ([u32; 3], u32);
+
 /// Primitives of shape `id` as the shape walk gives its triangles: triangles whose keys
 /// differ only in the lowest bit (`keyed_pairs`) or are equal (otherwise) are one quad
 /// `a b c d` (the second triangle `a c d`); with their vertices and surface values.
-fn primitives(
-    graph: &Graph,
-    id: ObjectId,
-    keyed_pairs: bool,
-) -> Result<(Vec<Vec3>, Vec<[u32; 4]>, Vec<u32>)> {
+fn primitives(graph: &Graph, id: ObjectId, keyed_pairs: bool) -> Result<Primitives> {
     let mut w = Walker::new(graph);
     let mut meshes = Vec::new();
     w.walk(id, Place::BODY, 1, &mut meshes)?;
     let mut verts = Vec::new();
-    let mut groups: BTreeMap<(usize, u32), Vec<([u32; 3], u32)>> = BTreeMap::new();
+    let mut groups: BTreeMap<(usize, u32), Vec<Keyed>> = BTreeMap::new();
     for (mi, m) in meshes.iter().enumerate() {
         let base = verts.len() as u32;
         verts.extend_from_slice(&m.vertices);
