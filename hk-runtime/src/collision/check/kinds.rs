@@ -1,8 +1,8 @@
 //! Every stored tree of a file as a [`Tree`] with the triangles (or instances) it indexes:
 //! the two levels of an `hkpBvCompressedMeshShape` (docs/collision-notes.md §11.3), the
 //! instance tree of an `hkpStaticCompoundShape` (§11.4) and of an `hknpCompoundShape`
-//! (§12.3), the top-level and section trees of an `hknpMeshShape` (§13). An
-//! `hknpCompressedMeshShape` is listed without a tree: hk reads none of its nodes (§12.2).
+//! (§12.3), the top-level and section trees of an `hknpMeshShape` (§13), and the trees of
+//! an `hknpCompressedMeshShape`, read as the 2012 ones (§12.2).
 
 use crate::graph::{Graph, ObjectId};
 
@@ -66,12 +66,7 @@ pub fn subjects(graph: &Graph) -> Result<Vec<Subject>> {
             Some("hkpStaticCompoundShape") => static_compound(graph, &r)?,
             Some("hknpCompoundShape") => hknp_compound(graph, &r)?,
             Some("hknpMeshShape") => mesh_shape(&r)?,
-            Some("hknpCompressedMeshShape") => Subject {
-                name: String::new(),
-                items_are: "triangles",
-                tree: None,
-                items: own_items(graph, id)?,
-            },
+            Some("hknpCompressedMeshShape") => hknp_compressed(graph, &r)?,
             _ => continue,
         };
         if let Some(t) = &s.tree {
@@ -149,80 +144,116 @@ fn tri_item(key: u32, corners: [Vec3; 3]) -> Option<Item> {
     Aabb::of(corners).map(|aabb| Item { key, aabb })
 }
 
-/// An `hkpBvCompressedMeshShape`: the mesh tree over sections, each leaf leading to the
-/// section's own tree over its primitives.
-fn bv_mesh(r: &Rec<'_>) -> Result<Subject> {
-    let d = bvmesh::decode_rec(r)?;
-    let t = r.rec("tree")?;
+/// The two levels of static trees of a compressed mesh (docs/collision-notes.md §11.3):
+/// `t`'s mesh tree (`Codec3Axis5`, against `domain`) over its sections, each leaf leading to
+/// the section's own tree (`Codec3Axis4`, against its `domain`) over its primitives, whose
+/// leaves hold `keys(section, primitive)`. A tree without nodes at either level reaches
+/// everything below it.
+fn two_level(
+    t: &Rec<'_>,
+    domain: &Aabb,
+    counts: &[usize],
+    keys: &dyn Fn(usize, usize) -> Vec<u32>,
+) -> Result<Tree> {
     let secs = t.recs("sections")?;
     let mut tree = rooted(false);
-    let mesh_nodes = bvmesh::nodes(&t, Storage::Axis5)?;
-    let mesh_leaves = add_static(&mut tree, 0, &mesh_nodes, &d.domain)?;
-    let mut first = 0usize;
-    let mut section_links = Vec::with_capacity(secs.len());
-    let mut items = Vec::new();
+    let mesh_nodes = bvmesh::nodes(t, Storage::Axis5)?;
+    let mesh_leaves = add_static(&mut tree, 0, &mesh_nodes, domain)?;
+    let mut links = Vec::with_capacity(secs.len());
     for (si, s) in secs.iter().enumerate() {
-        let sec = &d.sections[si];
-        let prims = &d.primitives[first..first + sec.primitives.1];
-        first += sec.primitives.1;
-        let keys = |p: &bvmesh::Primitive| -> Vec<u32> {
-            (0..p.kind.triangles())
-                .map(|k| bvmesh::key(si, p.local, k))
-                .collect()
-        };
-        for p in prims {
-            let c = &p.corners;
-            match p.kind {
-                PrimitiveKind::Triangle => items.extend(tri_item(keys(p)[0], [c[0], c[1], c[2]])),
-                PrimitiveKind::Quad => {
-                    let k = keys(p);
-                    items.extend(tri_item(k[0], [c[0], c[1], c[2]]));
-                    items.extend(tri_item(k[1], [c[0], c[2], c[3]]));
-                }
-                _ => {}
-            }
-        }
+        let n = counts.get(si).copied().unwrap_or(0);
         let own = bvmesh::nodes(s, Storage::Axis4)?;
         if own.is_empty() {
-            section_links.push(Link::Keys(prims.iter().flat_map(keys).collect()));
+            links.push(Link::Keys((0..n).flat_map(|p| keys(si, p)).collect()));
             continue;
         }
         let holder = tree.nodes.len();
         tree.nodes.push(Node::default());
-        for leaf in add_static(&mut tree, holder, &own, &sec.domain)? {
-            let p = prims.get(leaf.2 as usize).ok_or_else(|| {
-                s.err(
-                    "nodes",
-                    format!("a leaf names primitive {} of {}", leaf.2, prims.len()),
-                )
-            })?;
-            set_link(&mut tree, leaf, Link::Keys(keys(p)));
+        for leaf in add_static(&mut tree, holder, &own, &bvmesh::aabb(s, "domain")?)? {
+            if leaf.2 as usize >= n {
+                return Err(s.err("nodes", format!("a leaf names primitive {} of {n}", leaf.2)));
+            }
+            set_link(&mut tree, leaf, Link::Keys(keys(si, leaf.2 as usize)));
         }
-        section_links.push(Link::Node(holder as u32));
+        links.push(Link::Node(holder as u32));
     }
     if mesh_nodes.is_empty() {
-        // No mesh tree: every section is reached from the root.
-        for l in section_links {
+        for l in links {
             tree.nodes[0].lanes.push(Lane {
                 aabb: EVERYWHERE,
                 to: l,
             });
         }
-    } else {
-        for leaf in mesh_leaves {
-            let l = section_links.get(leaf.2 as usize).cloned().ok_or_else(|| {
-                t.err(
-                    "nodes",
-                    format!("a leaf names section {} of {}", leaf.2, secs.len()),
-                )
-            })?;
-            set_link(&mut tree, leaf, l);
+        return Ok(tree);
+    }
+    for leaf in mesh_leaves {
+        let l = links.get(leaf.2 as usize).cloned().ok_or_else(|| {
+            t.err(
+                "nodes",
+                format!("a leaf names section {} of {}", leaf.2, secs.len()),
+            )
+        })?;
+        set_link(&mut tree, leaf, l);
+    }
+    Ok(tree)
+}
+
+/// An `hkpBvCompressedMeshShape`: keys `section << 8 | primitive << 1 | triangle`.
+fn bv_mesh(r: &Rec<'_>) -> Result<Subject> {
+    let d = bvmesh::decode_rec(r)?;
+    let mut items = Vec::new();
+    let mut kinds: Vec<Vec<PrimitiveKind>> = vec![Vec::new(); d.sections.len()];
+    for p in &d.primitives {
+        kinds[p.section].push(p.kind);
+        let (c, k) = (&p.corners, |t| bvmesh::key(p.section, p.local, t));
+        match p.kind {
+            PrimitiveKind::Triangle => items.extend(tri_item(k(0), [c[0], c[1], c[2]])),
+            PrimitiveKind::Quad => {
+                items.extend(tri_item(k(0), [c[0], c[1], c[2]]));
+                items.extend(tri_item(k(1), [c[0], c[2], c[3]]));
+            }
+            _ => {}
         }
     }
+    let counts: Vec<usize> = d.sections.iter().map(|s| s.primitives.1).collect();
+    let keys = |s: usize, p: usize| -> Vec<u32> {
+        let n = kinds[s].get(p).map_or(0, |k| k.triangles());
+        (0..n).map(|t| bvmesh::key(s, p, t)).collect()
+    };
+    let tree = two_level(&r.rec("tree")?, &d.domain, &counts, &keys)?;
     Ok(Subject {
         name: String::new(),
         items_are: "triangles",
         tree: Some(tree),
+        items,
+    })
+}
+
+/// An `hknpCompressedMeshShape`: the trees of its `data`'s `meshTree`, keys
+/// `section << 8 | primitive` (docs/collision-notes.md §12.2); no tree when neither level
+/// stores nodes.
+fn hknp_compressed(graph: &Graph, r: &Rec<'_>) -> Result<Subject> {
+    let items = own_items(graph, r.id())?;
+    let data = r
+        .ptr("data")?
+        .ok_or_else(|| r.err("data", "a compressed mesh without data"))?;
+    let t = Rec::object(r.graph(), data)?.rec("meshTree")?;
+    let mut counts = Vec::new();
+    let mut stored = t.recs("nodes")?.len();
+    for s in t.recs("sections")? {
+        counts.push((s.rec("primitives")?.int("data")? & 0xFF) as usize);
+        stored += s.recs("nodes")?.len();
+    }
+    let keys = |s: usize, p: usize| vec![(s as u32) << 8 | p as u32];
+    let tree = if stored == 0 {
+        None
+    } else {
+        Some(two_level(&t, &bvmesh::aabb(&t, "domain")?, &counts, &keys)?)
+    };
+    Ok(Subject {
+        name: String::new(),
+        items_are: "triangles",
+        tree,
         items,
     })
 }
