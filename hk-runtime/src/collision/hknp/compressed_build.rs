@@ -96,30 +96,46 @@ fn check_mesh(input: &MeshInput) -> Result<()> {
     Ok(())
 }
 
-/// Splits primitives, in order, into sections of at most [`SECTION_PRIMITIVES`] primitives
-/// and [`SECTION_VERTICES`] vertices.
+/// Splits primitives into sections of at most [`SECTION_PRIMITIVES`] primitives naming at
+/// most [`SECTION_VERTICES`] vertices: halving a group at the median of its primitives'
+/// box centres along their widest axis until it fits, so a section is a compact piece of
+/// the mesh whatever the input order.
 fn sections(input: &MeshInput) -> Vec<Section> {
-    let mut out: Vec<Section> = vec![Section::default()];
-    for (k, p) in input.primitives.iter().enumerate() {
-        let cur = out.last_mut().expect("one section");
-        let new = p
-            .iter()
-            .enumerate()
-            .filter(|&(i, v)| !cur.local.contains_key(v) && !p[..i].contains(v))
-            .count();
-        if cur.prims.len() == SECTION_PRIMITIVES || cur.vertices.len() + new > SECTION_VERTICES {
-            out.push(Section::default());
+    let boxes: Vec<Aabb> = input
+        .primitives
+        .iter()
+        .map(|p| {
+            Aabb::of(p.map(|v| input.vertices[v as usize])).unwrap_or(Aabb {
+                min: [0.0; 3],
+                max: [0.0; 3],
+            })
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut work = vec![(0..input.primitives.len() as u32).collect::<Vec<u32>>()];
+    while let Some(items) = work.pop() {
+        if items.is_empty() {
+            continue;
         }
-        let cur = out.last_mut().expect("one section");
-        for &v in p {
-            if !cur.local.contains_key(&v) {
-                cur.local.insert(v, cur.vertices.len());
-                cur.vertices.push(v);
+        let mut s = Section::default();
+        for &k in &items {
+            for &v in &input.primitives[k as usize] {
+                if !s.local.contains_key(&v) {
+                    s.local.insert(v, s.vertices.len());
+                    s.vertices.push(v);
+                }
             }
         }
-        cur.prims.push(k);
+        let fits = items.len() <= SECTION_PRIMITIVES && s.vertices.len() <= SECTION_VERTICES;
+        if fits || items.len() == 1 {
+            s.prims = items.iter().map(|&k| k as usize).collect();
+            out.push(s);
+            continue;
+        }
+        let (a, b) = pack::split(&items, &boxes);
+        work.push(b);
+        work.push(a);
     }
-    out.retain(|s| !s.prims.is_empty());
     out
 }
 
@@ -157,7 +173,7 @@ fn run_word(offset: usize, count: usize, what: &str) -> Result<Value> {
 }
 
 /// Adds an `hknpCompressedMeshShape` (and its data object) holding `input`: the primitives
-/// cut into sections; each vertex one section uses packed into a `u32` on that section's
+/// split into compact sections; each vertex one section uses packed into a `u32` on that section's
 /// grid, each vertex several sections use packed once into a `u64` on the whole mesh's grid
 /// (docs/collision-notes.md §3, §12); a data run per stretch of equal material; quads whose
 /// corners are coplanar marked in `quadIsFlat`; the static trees of §11.3 over each

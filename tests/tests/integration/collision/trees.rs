@@ -331,3 +331,81 @@ fn mesh_shape_vertices_lie_within_the_allowed_error() {
         }
     }
 }
+
+/// The nodes per box of the trees of `g` (one tree), over `boxes`.
+fn nodes_per_box(g: &Graph, boxes: &[hk_runtime::collision::Aabb]) -> f64 {
+    let s = check::subjects(g).unwrap().remove(0);
+    let c = check::check_subject(&s, boxes).unwrap();
+    assert!(c.passes(), "{}", c.line());
+    c.visited_per_box()
+}
+
+#[test]
+fn hknp_compressed_sections_do_not_depend_on_the_input_order() {
+    let (v, q) = ground();
+    let mut shuffled = q.clone();
+    // A fixed interleaving that scatters neighbours across the list.
+    shuffled.sort_by_key(|p| (p[0] * 7919) % 101);
+    let mut trees = Vec::new();
+    for prims in [q, shuffled] {
+        let mut g = Graph::new(schema("havok-2016"));
+        let input = MeshInput {
+            vertices: v.clone(),
+            primitives: prims,
+            materials: Vec::new(),
+        };
+        add_compressed_mesh(&mut g, &input).unwrap();
+        trees.push(g);
+    }
+    let within = check::union(&check::subjects(&trees[0]).unwrap()[0].items).unwrap();
+    let boxes = check::random_boxes(&within, 2_000, 3);
+    let (a, b) = (
+        nodes_per_box(&trees[0], &boxes),
+        nodes_per_box(&trees[1], &boxes),
+    );
+    assert!(b <= 1.2 * a, "in order {a:.1}, shuffled {b:.1} nodes/box");
+}
+
+#[test]
+fn the_project_anarchy_level_as_an_hknp_compressed_mesh_is_within_a_fifth() {
+    let Some(corpus) = hk_tests::corpus("the_project_anarchy_level_as_an_hknp_compressed_mesh")
+    else {
+        return;
+    };
+    let (g, _) = open(&corpus.join(CORPUS[0].0));
+    let m = bvmesh::decode(&g, g.root).unwrap();
+    let mut input = MeshInput::default();
+    // Corners welded by their bits, as the original's sections share them.
+    let mut at = std::collections::HashMap::new();
+    for p in &m.primitives {
+        let ix: Vec<u32> = p
+            .corners
+            .iter()
+            .map(|c| {
+                *at.entry(c.map(f32::to_bits)).or_insert_with(|| {
+                    input.vertices.push(*c);
+                    input.vertices.len() as u32 - 1
+                })
+            })
+            .collect();
+        input.primitives.push(match ix[..] {
+            [a, b, c, d] => [a, b, c, d],
+            [a, b, c] => [a, b, c, c],
+            _ => continue,
+        });
+    }
+    let mut h = Graph::new(schema("havok-2016"));
+    let id = add_compressed_mesh(&mut h, &input).unwrap().shape;
+    let original = check::subjects(&g).unwrap().remove(0);
+    let boxes = check::random_boxes(&check::union(&original.items).unwrap(), 2_000, 1);
+    let a = check::check_subject(&original, &boxes).unwrap();
+    let b = nodes_per_box(&h, &boxes);
+    let bytes = |g: &Graph, id| rebuild::state_bytes(g, id).unwrap().unwrap() as f64;
+    let ratio = bytes(&h, id) / bytes(&g, g.root);
+    assert!(
+        b <= 1.2 * a.visited_per_box(),
+        "{b:.1} against {}",
+        a.line()
+    );
+    assert!(ratio <= 1.2, "{ratio:.2}× the state bytes");
+}
