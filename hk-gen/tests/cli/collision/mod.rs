@@ -8,3 +8,4 @@ mod hknp;
 mod hknp_mesh_shape;
 mod level_71;
 mod render_memory;
+mod trees;
