@@ -16,6 +16,7 @@ mod args;
 mod collision;
 mod files;
 mod schema;
+mod trees;
 
 /// Reads, writes, checks and generates code for Havok physics files.
 #[derive(Debug, Parser)]
@@ -66,6 +67,10 @@ enum Command {
     /// Write id Tech cm collision (Havok 2016 hknp shapes).
     #[command(subcommand)]
     Cm(collision::CmCmd),
+    /// Check every collision tree of a file; compare hk's compressed-mesh builders with an
+    /// original.
+    #[command(subcommand)]
+    Collision(trees::CollisionCmd),
     /// Compare two files member by member.
     Diff(files::Diff),
 }
@@ -143,6 +148,7 @@ impl Cli {
             Command::Render(c) => g.exec(c, o),
             Command::Mopp(c) => c.exec(&g, o),
             Command::Cm(c) => c.exec(&g, o),
+            Command::Collision(c) => c.exec(&g, o),
             Command::Diff(c) => g.exec(c, o),
         }
     }

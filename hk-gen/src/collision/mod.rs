@@ -6,6 +6,7 @@
 pub mod gltf;
 pub mod meshin;
 pub mod render;
+pub mod trees;
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};

@@ -18,11 +18,13 @@
 //! | [`hkp`] | Havok 5.5 to 2014 shapes: extended, storage and simple meshes, convex vertices, compressed meshes and static compounds (decoded and built), their packed numbers, level collision built from bodies and shapes |
 //! | [`hknp`] | Havok 2016 and later shapes: polytopes, compressed meshes and compounds of id Tech `cm` files (docs/collision-notes.md §12), the 2023.2 `hknpMeshShape` of phive `.bphsh` files (§13): decoded, checked and built |
 //! | [`mopp`] | MOPP codes: the interpreter, the degenerate-triangle rule, an encoder, and the check of a code against its triangles |
+//! | [`check`] | the check of every stored tree (MOPP, static, dynamic and mesh-shape trees) against what it indexes |
 //! | [`export`] | Wavefront OBJ output |
 //! | [`input`] | meshes to import: named objects of world-space triangles with their surfaces |
 
 mod access;
 mod body;
+pub mod check;
 pub mod export;
 pub mod hknp;
 pub mod hkp;

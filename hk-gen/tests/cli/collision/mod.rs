@@ -9,3 +9,4 @@ mod hknp_mesh_shape;
 mod level_71;
 mod mesh_input;
 mod render_memory;
+mod trees;

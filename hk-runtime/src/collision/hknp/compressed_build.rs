@@ -11,6 +11,7 @@ use crate::graph::{Graph, ObjectId, Value};
 use crate::collision::hknp::compressed::EMPTY_PRIMITIVE;
 use crate::collision::hknp::packed::{Grid, PACKED_BITS, SHARED_BITS};
 use crate::collision::hknp::values::{fill, set_aabb, shape, uints};
+use crate::collision::hkp::pack::{self, Node, Storage};
 use crate::collision::math::{Aabb, Vec3};
 
 /// The most primitives the encoder puts in one section.
@@ -95,30 +96,46 @@ fn check_mesh(input: &MeshInput) -> Result<()> {
     Ok(())
 }
 
-/// Splits primitives, in order, into sections of at most [`SECTION_PRIMITIVES`] primitives
-/// and [`SECTION_VERTICES`] vertices.
+/// Splits primitives into sections of at most [`SECTION_PRIMITIVES`] primitives naming at
+/// most [`SECTION_VERTICES`] vertices: halving a group at the median of its primitives'
+/// box centres along their widest axis until it fits, so a section is a compact piece of
+/// the mesh whatever the input order.
 fn sections(input: &MeshInput) -> Vec<Section> {
-    let mut out: Vec<Section> = vec![Section::default()];
-    for (k, p) in input.primitives.iter().enumerate() {
-        let cur = out.last_mut().expect("one section");
-        let new = p
-            .iter()
-            .enumerate()
-            .filter(|&(i, v)| !cur.local.contains_key(v) && !p[..i].contains(v))
-            .count();
-        if cur.prims.len() == SECTION_PRIMITIVES || cur.vertices.len() + new > SECTION_VERTICES {
-            out.push(Section::default());
+    let boxes: Vec<Aabb> = input
+        .primitives
+        .iter()
+        .map(|p| {
+            Aabb::of(p.map(|v| input.vertices[v as usize])).unwrap_or(Aabb {
+                min: [0.0; 3],
+                max: [0.0; 3],
+            })
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut work = vec![(0..input.primitives.len() as u32).collect::<Vec<u32>>()];
+    while let Some(items) = work.pop() {
+        if items.is_empty() {
+            continue;
         }
-        let cur = out.last_mut().expect("one section");
-        for &v in p {
-            if !cur.local.contains_key(&v) {
-                cur.local.insert(v, cur.vertices.len());
-                cur.vertices.push(v);
+        let mut s = Section::default();
+        for &k in &items {
+            for &v in &input.primitives[k as usize] {
+                if !s.local.contains_key(&v) {
+                    s.local.insert(v, s.vertices.len());
+                    s.vertices.push(v);
+                }
             }
         }
-        cur.prims.push(k);
+        let fits = items.len() <= SECTION_PRIMITIVES && s.vertices.len() <= SECTION_VERTICES;
+        if fits || items.len() == 1 {
+            s.prims = items.iter().map(|&k| k as usize).collect();
+            out.push(s);
+            continue;
+        }
+        let (a, b) = pack::split(&items, &boxes);
+        work.push(b);
+        work.push(a);
     }
-    out.retain(|s| !s.prims.is_empty());
     out
 }
 
@@ -156,11 +173,11 @@ fn run_word(offset: usize, count: usize, what: &str) -> Result<Value> {
 }
 
 /// Adds an `hknpCompressedMeshShape` (and its data object) holding `input`: the primitives
-/// cut into sections; each vertex one section uses packed into a `u32` on that section's
+/// split into compact sections; each vertex one section uses packed into a `u32` on that section's
 /// grid, each vertex several sections use packed once into a `u64` on the whole mesh's grid
 /// (docs/collision-notes.md §3, §12); a data run per stretch of equal material; quads whose
-/// corners are coplanar marked in `quadIsFlat`. The mesh tree's and sections' own BVH
-/// nodes are not built (left empty; hk's reader does not need them).
+/// corners are coplanar marked in `quadIsFlat`; the static trees of §11.3 over each
+/// section's primitives and over the sections, coded against the decoded vertices.
 ///
 /// # Errors
 /// An index past the vertices, a repeated corner, a non-finite vertex, or a mesh too large
@@ -211,6 +228,8 @@ struct Encoder<'a> {
     prims: Vec<[u8; 4]>,
     /// (value, first primitive in its section, count).
     runs: Vec<(u16, usize, usize)>,
+    /// Per section, the box of its decoded vertices (the mesh tree's leaves).
+    section_boxes: Vec<Aabb>,
 }
 
 impl<'a> Encoder<'a> {
@@ -237,6 +256,7 @@ impl<'a> Encoder<'a> {
             shared_index: Vec::new(),
             prims: Vec::new(),
             runs: Vec::new(),
+            section_boxes: Vec::new(),
         }
     }
 
@@ -257,8 +277,25 @@ impl<'a> Encoder<'a> {
         g.set(data, &at("firstPackedVertex"), first_packed)?;
         let first_shared = self.shared_index.len();
         let local = self.section_vertices(&own, &common, &grid)?;
-        let section_box = Aabb::of(s.vertices.iter().map(|&v| self.vertex(v))).unwrap_or(own_box);
+        let decoded = |v: u32| -> Vec3 {
+            match self.shared_no.get(&v) {
+                Some(&no) if self.users[&v] > 1 => {
+                    self.shared_grid.unpack64(self.shared[no as usize])
+                }
+                _ => grid.unpack32(grid.pack32(self.vertex(v))),
+            }
+        };
+        let prim_boxes: Vec<Aabb> = s
+            .prims
+            .iter()
+            .map(|&k| Aabb::of(self.input.primitives[k].map(decoded)).unwrap_or(own_box))
+            .collect();
+        let section_box =
+            Aabb::of(prim_boxes.iter().flat_map(|b| [b.min, b.max])).unwrap_or(own_box);
         set_aabb(g, data, &at("domain"), &section_box, [0, 0])?;
+        let tree = pack::build_tree(&prim_boxes, &section_box, Storage::Axis4);
+        set_nodes(g, data, &at("nodes"), &tree, Storage::Axis4)?;
+        self.section_boxes.push(section_box);
         let parms = [grid.origin, grid.step].concat();
         let parms = Value::CArray(parms.iter().map(|&f| Value::Real(f)).collect());
         let shared_word = run_word(first_shared, common.len(), "shared vertices")?;
@@ -269,7 +306,6 @@ impl<'a> Encoder<'a> {
             ("numSharedIndices", Value::UInt(common.len() as u64)),
             ("sharedVertices.data", shared_word),
             ("primitives.data", prims_word),
-            ("leafIndex", Value::UInt(si as u64)),
         ] {
             g.set(data, &at(field), value)?;
         }
@@ -329,10 +365,18 @@ impl<'a> Encoder<'a> {
         }
     }
 
-    /// The tree's domain and its vertex, primitive and data-run arrays.
+    /// The tree's domain, its nodes over the sections (each section's `leafIndex` its
+    /// leaf), and its vertex, primitive and data-run arrays.
     fn write_tree(&self, g: &mut Graph) -> Result<()> {
         let (data, t) = (self.data, "meshTree");
         set_aabb(g, data, &format!("{t}.domain"), &self.domain, [0, 0])?;
+        let tree = pack::build_tree(&self.section_boxes, &self.domain, Storage::Axis5);
+        set_nodes(g, data, &format!("{t}.nodes"), &tree, Storage::Axis5)?;
+        let leaves = pack::leaves(&tree, &self.domain).map_err(Error::invalid_write)?;
+        for (node, section, _) in leaves {
+            let path = format!("{t}.sections[{section}].leafIndex");
+            g.set(data, &path, Value::UInt(node as u64))?;
+        }
         set_aabb(g, data, "simdTree.domain", &self.domain, [0, 0])?;
         for (field, values) in [
             ("packedVertices", &self.packed),
@@ -356,6 +400,30 @@ impl<'a> Encoder<'a> {
         }
         Ok(())
     }
+}
+
+/// Sets the static tree nodes at `path` (`Codec3Axis4` or `5` records, by member name).
+fn set_nodes(
+    g: &mut Graph,
+    id: ObjectId,
+    path: &str,
+    nodes: &[Node],
+    storage: Storage,
+) -> Result<()> {
+    fill(g, id, path, nodes.len())?;
+    for (k, n) in nodes.iter().enumerate() {
+        let at = format!("{path}[{k}]");
+        let xyz = Value::CArray(n.xyz.iter().map(|&b| Value::UInt(u64::from(b))).collect());
+        g.set(id, &format!("{at}.xyz"), xyz)?;
+        let (hi, lo) = storage.data(n);
+        if storage == Storage::Axis4 {
+            g.set(id, &format!("{at}.data"), Value::UInt(u64::from(hi)))?;
+        } else {
+            g.set(id, &format!("{at}.hiData"), Value::UInt(u64::from(hi)))?;
+            g.set(id, &format!("{at}.loData"), Value::UInt(u64::from(lo)))?;
+        }
+    }
+    Ok(())
 }
 
 /// The tree's key count, bits per key and largest key (section << 8 | primitive); gives

@@ -108,9 +108,9 @@ fn set(g: &mut Graph, id: ObjectId, path: &str, v: Value) -> Result<()> {
     g.set(id, path, v).map_err(graph_err(path))
 }
 
-/// Splits triangles `items` into groups of at most [`MAX_SECTION_PRIMITIVES`] triangles
+/// Splits primitives `items` into groups of at most [`MAX_SECTION_PRIMITIVES`] primitives
 /// naming at most [`MAX_SECTION_VERTICES`] vertices.
-fn sections(items: Vec<u32>, boxes: &[Aabb], tris: &[[u32; 3]], out: &mut Vec<Vec<u32>>) {
+fn sections(items: Vec<u32>, boxes: &[Aabb], tris: &[[u32; 4]], out: &mut Vec<Vec<u32>>) {
     let mut named: Vec<u32> = items.iter().flat_map(|&t| tris[t as usize]).collect();
     named.sort_unstable();
     named.dedup();
@@ -136,13 +136,29 @@ pub fn build_mesh(
     triangles: &[[u32; 3]],
     data: &[u32],
 ) -> Result<ObjectId> {
+    let prims: Vec<[u32; 4]> = triangles.iter().map(|t| [t[0], t[1], t[2], t[2]]).collect();
+    build_primitives(g, vertices, &prims, data)
+}
+
+/// As [`build_mesh`], from primitives: a quad `a b c d` (the triangles `a b c` and `a c d`,
+/// keys `… << 1 | 0` and `| 1`) or a triangle `a b c c`; `data` holds a value per
+/// primitive.
+///
+/// # Errors
+/// As [`build_mesh`].
+pub fn build_primitives(
+    g: &mut Graph,
+    vertices: &[Vec3],
+    triangles: &[[u32; 4]],
+    data: &[u32],
+) -> Result<ObjectId> {
     check_input(vertices, triangles, data)?;
     let domain = Aabb::of(vertices.iter().copied()).unwrap_or(Aabb {
         min: [0.0; 3],
         max: [0.0; 3],
     });
     let tri_box =
-        |t: &[u32; 3]| Aabb::of(t.iter().map(|&v| vertices[v as usize])).unwrap_or(domain);
+        |t: &[u32; 4]| Aabb::of(t.iter().map(|&v| vertices[v as usize])).unwrap_or(domain);
     let boxes: Vec<Aabb> = triangles.iter().map(tri_box).collect();
     let mut groups = Vec::new();
     if !triangles.is_empty() {
@@ -164,7 +180,7 @@ pub fn build_mesh(
 
 /// Refuses indices past the vertices, `data` of the wrong length and vertices that are not
 /// finite.
-fn check_input(vertices: &[Vec3], triangles: &[[u32; 3]], data: &[u32]) -> Result<()> {
+fn check_input(vertices: &[Vec3], triangles: &[[u32; 4]], data: &[u32]) -> Result<()> {
     if let Some(t) = triangles
         .iter()
         .position(|t| t.iter().any(|&v| v as usize >= vertices.len()))
@@ -189,7 +205,7 @@ fn check_input(vertices: &[Vec3], triangles: &[[u32; 3]], data: &[u32]) -> Resul
 /// The arrays of an `hkpBvCompressedMeshShape`'s tree as its sections are added.
 struct MeshTree<'a> {
     vertices: &'a [Vec3],
-    triangles: &'a [[u32; 3]],
+    triangles: &'a [[u32; 4]],
     data: &'a [u32],
     domain: Aabb,
     /// Per vertex: whether more than one section names it.
@@ -220,7 +236,7 @@ impl<'a> MeshTree<'a> {
     /// vertices, in the order the sections first name them.
     fn new(
         vertices: &'a [Vec3],
-        triangles: &'a [[u32; 3]],
+        triangles: &'a [[u32; 4]],
         data: &'a [u32],
         domain: Aabb,
         groups: &[Vec<u32>],
@@ -328,19 +344,20 @@ impl<'a> MeshTree<'a> {
         let mut prim_boxes = Vec::with_capacity(grp.len());
         let mut section_runs: Vec<(u32, usize, usize)> = Vec::new();
         for (local, &t) in grp.iter().enumerate() {
-            let [a, b, c] = self.triangles[t as usize].map(|v| sv.decoded[&v]);
+            let [a, b, c, d] = self.triangles[t as usize].map(|v| sv.decoded[&v]);
             self.prims.push(record(
                 g,
                 "hkcdStaticMeshTreeBasePrimitive",
-                &[("indices", bytes(&[a.0, b.0, c.0, c.0]))],
+                &[("indices", bytes(&[a.0, b.0, c.0, d.0]))],
             )?);
-            prim_boxes.push(Aabb::of([a.1, b.1, c.1]).unwrap_or(self.domain));
+            prim_boxes.push(Aabb::of([a.1, b.1, c.1, d.1]).unwrap_or(self.domain));
             let value = self.data.get(t as usize).copied().unwrap_or(0);
             match section_runs.last_mut() {
                 Some(r) if r.0 == value && r.2 < 255 => r.2 += 1,
                 _ => section_runs.push((value, local, 1)),
             }
-            let key = crate::collision::hkp::bvmesh::key(si, local, 0);
+            let second = usize::from(c.0 != d.0);
+            let key = crate::collision::hkp::bvmesh::key(si, local, second);
             self.max_key = self.max_key.max(key);
         }
         let first_run = self.runs.len();
@@ -384,7 +401,11 @@ impl<'a> MeshTree<'a> {
         }
         let domain_value = aabb_value(g, &self.domain)?;
         let nodes = node_values(g, mesh_tree, Storage::Axis5, "hkcdStaticTreeCodec3Axis5")?;
-        let keys = self.triangles.len() as i64;
+        let keys = self
+            .triangles
+            .iter()
+            .map(|t| if t[2] == t[3] { 1 } else { 2 })
+            .sum::<i64>();
         let packed = self.packed.iter().map(|&p| Value::UInt(u64::from(p)));
         let shared = self.shared.iter().map(|&p| Value::UInt(p));
         for (path, value) in [

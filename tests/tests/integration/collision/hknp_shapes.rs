@@ -224,18 +224,23 @@ fn a_compressed_mesh_gives_back_its_triangles() {
         let tol = [ext[0] / 2047.0, ext[1] / 2047.0, ext[2] / 1023.0].map(|s| s * 0.5);
         let m = &s.bodies[0].meshes[0];
         assert_eq!(m.kind, ShapeKind::CompressedMesh);
-        for (k, (t, (v, mat))) in tris.iter().zip(&want).enumerate() {
-            for c in 0..3 {
-                let p = input.vertices[v[c] as usize];
-                assert!(
-                    close(t[c], p, tol),
-                    "triangle {k} corner {c}: {:?} vs {p:?}",
-                    t[c]
-                );
-            }
+        // The builder orders sections spatially: each triangle read back matches one input
+        // triangle (every corner, in order) and its material, each input triangle once.
+        let mut matched = vec![false; want.len()];
+        for (k, t) in tris.iter().enumerate() {
+            let hit = want
+                .iter()
+                .position(|(v, _)| (0..3).all(|c| close(t[c], input.vertices[v[c] as usize], tol)));
+            let Some(i) = hit else {
+                panic!("triangle {k} {t:?}: no input triangle within {tol:?}");
+            };
+            assert!(
+                !std::mem::replace(&mut matched[i], true),
+                "input triangle {i} twice"
+            );
             assert_eq!(
                 m.triangles[k].material,
-                Some(u32::from(*mat)),
+                Some(u32::from(want[i].1)),
                 "triangle {k}"
             );
         }
