@@ -103,12 +103,16 @@ fn check_mesh(m: &InputMesh) -> Result<()> {
     Ok(())
 }
 
+/// A part of an object: its own vertices, and its triangles (the index of each in the
+/// object, and its corners re-indexed into the part's vertices).
+type Part = (Vec<Vec3>, Vec<(usize, [u32; 3])>);
+
 /// Cuts `m`'s triangles, in order, into runs of at most `tris` triangles naming at most
 /// `verts` vertices; each run with its own vertices (re-indexed from 0).
-fn chunks(m: &InputMesh, tris: usize, verts: usize) -> Vec<(Vec<Vec3>, Vec<(usize, [u32; 3])>)> {
+fn chunks(m: &InputMesh, tris: usize, verts: usize) -> Vec<Part> {
     let mut out = Vec::new();
     let mut map: HashMap<u32, u32> = HashMap::new();
-    let mut cur: (Vec<Vec3>, Vec<(usize, [u32; 3])>) = (Vec::new(), Vec::new());
+    let mut cur: Part = (Vec::new(), Vec::new());
     for (k, t) in m.triangles.iter().enumerate() {
         let new = t.v.iter().filter(|v| !map.contains_key(v)).count();
         if cur.1.len() + 1 > tris || cur.0.len() + new > verts {

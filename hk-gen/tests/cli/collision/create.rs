@@ -228,6 +228,7 @@ fn every_profile_gives_a_level_in_its_native_shape() {
             "{profile}: a {root_class}"
         );
         check_created(file, &c, kind, &meshes);
+        println!("{profile}: {} bytes, notes {:?}", c.bytes.len(), c.notes);
         // One shape holds every object: a note that the names are not stored.
         let merged =
             profile == "destiny-2012" || matches!(kind, Kind::CompressedCm | Kind::MeshShape);
@@ -271,6 +272,7 @@ fn like(template: &Path, kind: Kind) -> (Created, hk_runtime::file::Document) {
         .unwrap_or_else(|e| panic!("{}: {e}", template.display()));
     let name = template.file_name().unwrap().to_str().unwrap();
     check_created(name, &c, kind, &meshes);
+    println!("like {name}: {} bytes, notes {:?}", c.bytes.len(), c.notes);
     (c, ctx().open(template).unwrap())
 }
 
