@@ -51,20 +51,10 @@ pub fn terrain(name: &str, n: u32) -> InputMesh {
     m
 }
 
-/// A box of 12 triangles at `centre`, half extent 1, surface id 2 with a stated phive
-/// material and hit mask.
+/// The 2012.2 sample's unit box (12 triangles, two a quad face) moved to `centre`, surface
+/// id 2 with a stated phive material and hit mask.
 pub fn boxed(name: &str, centre: [f32; 3]) -> InputMesh {
-    let vertices = (0..8)
-        .map(|i| [0, 1, 2].map(|a| centre[a] + if i >> a & 1 == 1 { 1.0 } else { -1.0 }))
-        .collect();
-    const QUADS: [[u32; 4]; 6] = [
-        [0, 2, 6, 4],
-        [1, 5, 7, 3],
-        [0, 4, 5, 1],
-        [2, 3, 7, 6],
-        [0, 1, 3, 2],
-        [4, 6, 7, 5],
-    ];
+    let unit = hk_gen::sample::destiny::unit_box();
     let surface = Surface {
         id: Some(2),
         phive: Some((
@@ -79,21 +69,20 @@ pub fn boxed(name: &str, centre: [f32; 3]) -> InputMesh {
             },
         )),
     };
-    let triangles = QUADS
-        .iter()
-        .enumerate()
-        .flat_map(|(f, q)| {
-            [[q[0], q[1], q[2]], [q[0], q[2], q[3]]].map(|v| InputTriangle {
-                v,
-                surface,
-                face: f as u32 + 1,
-            })
-        })
-        .collect();
     InputMesh {
         name: name.into(),
-        vertices,
-        triangles,
+        vertices: unit
+            .vertices
+            .iter()
+            .map(|v| [0, 1, 2].map(|a| centre[a] + v[a]))
+            .collect(),
+        triangles: (0..unit.triangles.len())
+            .map(|k| InputTriangle {
+                v: unit.triangles[k],
+                surface,
+                face: k as u32 / 2 + 1,
+            })
+            .collect(),
     }
 }
 
