@@ -254,6 +254,30 @@ fn a_profile_without_level_collision_is_refused_by_name() {
     assert!(e.contains("anim") && e.contains("--like"), "{e}");
 }
 
+#[test]
+fn a_2014_2_level_has_a_fixed_body_per_object_over_its_static_compound() {
+    let scratch = temp_dir("create-2014");
+    let dir: &Path = scratch.as_ref();
+    let path = dir.join("level2014.toml");
+    std::fs::write(
+        &path,
+        "name = \"level2014\"\ndescription = \"x\"\ngeneration = \"havok-2014.2\"\ncontainer = \"packfile\"\nfile_kinds = [\"hkx\"]\nroots = [\"hkRootLevelContainer\"]\ncorpus = []\n",
+    )
+    .unwrap();
+    let meshes = level();
+    let c = create(&ctx(), Target::Profile(path.to_str().unwrap()), &meshes).unwrap();
+    assert!(c.notes.is_empty(), "{:?}", c.notes);
+    check_created("level2014.hkx", &c, Kind::BvCompound, &meshes);
+    let doc = file::open(&c.bytes, ctx().schemas(), ReadOptions::strict()).unwrap();
+    let g = &doc.graph;
+    assert_eq!(g.schema().generation.name, "havok-2014.2");
+    assert_eq!(g.find("hkpRigidBody").count(), 2);
+    assert_eq!(g.find("hkpStaticCompoundShape").count(), 2);
+    assert_eq!(g.find("hkpBvCompressedMeshShape").count(), 2);
+    // The placeholder shapes the bodies were built around are gone.
+    assert_eq!(g.find("hkpSphereShape").count(), 0);
+}
+
 /// The new file of `template`'s kind, checked, with the template's document.
 fn like(template: &Path, kind: Kind) -> (Created, hk_runtime::file::Document) {
     let meshes = level();
