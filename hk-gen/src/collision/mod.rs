@@ -3,6 +3,7 @@
 //! ([`Context::open`]). The glTF writer ([`gltf`]) and the renderer ([`render`]) live here,
 //! not in hk-runtime, so the library takes no drawing or glTF dependency.
 
+pub mod create;
 pub mod gltf;
 pub mod meshin;
 pub mod render;

@@ -89,18 +89,19 @@ enum Container {
 }
 
 /// A sample's graph under construction (the first object added is the root).
-struct Build {
-    g: Graph,
+pub(crate) struct Build {
+    /// The graph.
+    pub(crate) g: Graph,
 }
 
 impl Build {
-    fn new(schema: Arc<Schema>) -> Build {
+    pub(crate) fn new(schema: Arc<Schema>) -> Build {
         Build {
             g: Graph::new(schema),
         }
     }
 
-    fn add(&mut self, class: &str) -> Result<ObjectId> {
+    pub(crate) fn add(&mut self, class: &str) -> Result<ObjectId> {
         Ok(self.g.add_object(class)?)
     }
 
@@ -122,7 +123,7 @@ impl Build {
 }
 
 /// Sets the root-level container `root`'s one named variant to `variant`.
-fn named_variant(
+pub(crate) fn named_variant(
     b: &mut Build,
     root: ObjectId,
     name: &str,

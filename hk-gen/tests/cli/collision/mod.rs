@@ -2,6 +2,8 @@
 
 mod bvmesh_level;
 mod cm_box;
+mod create;
+mod create_limits;
 mod export_and_mopp;
 mod gltf_and_render;
 mod hknp;

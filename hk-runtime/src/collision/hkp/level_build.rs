@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::graph::{default_value, Graph, ObjectId, Value};
+use crate::graph::{default_value, Graph, ObjectId, Ptr, Value};
 use crate::schema::{Schema, Shape};
 use crate::{Error, Result};
 
@@ -171,7 +171,15 @@ pub fn build(schema: Arc<Schema>, bodies: &[BodyDesc]) -> Result<Graph> {
         "namedVariants[0].className",
         Value::text("hkpPhysicsData"),
     )?;
-    b.set(root, "namedVariants[0].variant", Value::object(data))?;
+    // A `variant` member (Havok 5.5) holds the object and a null class pointer.
+    let variant = match b
+        .0
+        .resolve(b.0.object(root).class, "namedVariants[0].variant")?
+    {
+        (_, Shape::Variant) => Value::variant(Some(Ptr::Object(data)), None),
+        _ => Value::object(data),
+    };
+    b.set(root, "namedVariants[0].variant", variant)?;
     b.set(data, "systems", Value::list(vec![Value::object(system)]))?;
     b.set(system, "name", Value::text("Default Physics System"))?;
     b.set(system, "active", Value::Bool(1))?;
@@ -204,7 +212,17 @@ pub fn build(schema: Arc<Schema>, bodies: &[BodyDesc]) -> Result<Graph> {
 struct B(Graph);
 
 impl B {
+    /// Adds an object of `class`, or of its nested spelling (`Outer::Inner` for
+    /// `OuterInner`) when the schema names it so (the 2015 tagfile schema does).
     fn add(&mut self, class: &str) -> Result<ObjectId> {
+        if self.0.schema().class(class).is_none() {
+            for (i, _) in class.match_indices(char::is_uppercase).skip(1) {
+                let nested = format!("{}::{}", &class[..i], &class[i..]);
+                if self.0.schema().class(&nested).is_some() {
+                    return self.0.add_object(&nested);
+                }
+            }
+        }
         self.0.add_object(class)
     }
 
@@ -455,25 +473,8 @@ impl B {
             .map(|i| Value::UInt(i.into()))
             .collect();
         self.set(storage, "indices16", Value::list(idx))?;
-        self.set(storage, "materialIndices16", Value::list(mat_index))?;
-        self.fill(storage, "materials", surfaces.len())?;
-        for (i, &s) in surfaces.iter().enumerate() {
-            self.num(
-                storage,
-                &format!("materials[{i}].filterInfo"),
-                surface_word(s).into(),
-            )?;
-            // 1.0 and 0.5 as `half`s (the top 16 bits of the f32).
-            self.set(
-                storage,
-                &format!("materials[{i}].friction"),
-                Value::Half(0x3F80),
-            )?;
-            self.set(
-                storage,
-                &format!("materials[{i}].restitution"),
-                Value::Half(0x3F00),
-            )?;
+        if material_records(&self.0, storage) {
+            self.materials(storage, mat_index, &surfaces)?;
         }
         let aabb = Aabb::of(m.vertices.iter().copied())
             .ok_or_else(|| Error::invalid_write("a mesh with no vertices"))?;
@@ -487,12 +488,15 @@ impl B {
                 !degenerate(a, b, c)
             })
             .count();
-        let collection = it(
-            "hkpShapeCollection",
-            "CollectionType",
-            "COLLECTION_EXTENDED_MESH",
-        )?;
-        self.num(mesh, "collectionType", collection)?;
+        // Havok 5.5 has no collection type.
+        if self.has(mesh, "collectionType") {
+            let collection = it(
+                "hkpShapeCollection",
+                "CollectionType",
+                "COLLECTION_EXTENDED_MESH",
+            )?;
+            self.num(mesh, "collectionType", collection)?;
+        }
         if self.has(mesh, "scaling") {
             self.v4(mesh, "scaling", [1.0; 3], 0.0)?;
         }
@@ -529,14 +533,31 @@ impl B {
                 continue;
             }
             for (name, v) in fields {
-                self.num(mesh, &format!("{prefix}.{name}"), v)?;
+                let path = format!("{prefix}.{name}");
+                if self.has(mesh, &path) {
+                    self.num(mesh, &path, v)?;
+                }
+            }
+            // The 2015 subpart packs its type (bit 0) and material index striding type
+            // (from bit 1) into one word (docs/collision-notes.md §9.2).
+            let packed = format!("{prefix}.typeAndFlags");
+            if self.has(mesh, &packed) {
+                self.num(mesh, &packed, fields[0].1 | fields[1].1 << 1)?;
             }
             // From 2010.2 on a subpart has its own transform (docs/collision-notes.md
             // §9.2): the identity, as translation, rotation and scale.
             let tf = format!("{prefix}.transform");
             if self.has(mesh, &tf) {
                 let identity = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0];
-                self.set(mesh, &tf, Value::floats(&identity))?;
+                if self.has(mesh, &format!("{tf}.scale")) {
+                    // A struct of three vectors (the 2015 tagfile schema).
+                    for (k, part) in ["translation", "rotation", "scale"].iter().enumerate() {
+                        let v = Value::floats(&identity[4 * k..4 * k + 4]);
+                        self.set(mesh, &format!("{tf}.{part}"), v)?;
+                    }
+                } else {
+                    self.set(mesh, &tf, Value::floats(&identity))?;
+                }
             }
         }
         self.set(
@@ -571,6 +592,42 @@ impl B {
         self.set(tree, "child.childShape", Value::object(mesh))?;
         Ok(tree)
     }
+}
+
+impl B {
+    /// The storage's per-triangle material indices and one material record per surface id.
+    fn materials(&mut self, storage: ObjectId, index: Vec<Value>, surfaces: &[u8]) -> Result<()> {
+        self.set(storage, "materialIndices16", Value::list(index))?;
+        self.fill(storage, "materials", surfaces.len())?;
+        for (i, &s) in surfaces.iter().enumerate() {
+            self.num(
+                storage,
+                &format!("materials[{i}].filterInfo"),
+                surface_word(s).into(),
+            )?;
+            // 1.0 and 0.5 as `half`s (the top 16 bits of the f32).
+            self.set(
+                storage,
+                &format!("materials[{i}].friction"),
+                Value::Half(0x3F80),
+            )?;
+            self.set(
+                storage,
+                &format!("materials[{i}].restitution"),
+                Value::Half(0x3F00),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether the storage's `materials` are records with a filter word (Havok 5.5 stores
+/// plain words there, which hk does not read: its meshes get no material records).
+fn material_records(g: &Graph, storage: ObjectId) -> bool {
+    matches!(
+        g.resolve(g.object(storage).class, "materials"),
+        Ok((_, Shape::Array(_, e))) if matches!(*e, Shape::Struct(_))
+    )
 }
 
 fn check_mesh(m: &TriMesh) -> Result<()> {
