@@ -20,12 +20,14 @@
 //! | [`mopp`] | MOPP codes: the interpreter, the degenerate-triangle rule, an encoder, and the check of a code against its triangles |
 //! | [`export`] | Wavefront OBJ output |
 //! | [`input`] | meshes to import: named objects of world-space triangles with their surfaces |
+//! | [`import`] | a file's collision geometry replaced by such meshes, matched by name |
 
 mod access;
 mod body;
 pub mod export;
 pub mod hknp;
 pub mod hkp;
+pub mod import;
 pub mod input;
 pub mod math;
 pub mod mopp;
