@@ -7,4 +7,5 @@ mod gltf_and_render;
 mod hknp;
 mod hknp_mesh_shape;
 mod level_71;
+mod mesh_input;
 mod render_memory;
