@@ -4,6 +4,7 @@
 //! not in hk-runtime, so the library takes no drawing or glTF dependency.
 
 pub mod gltf;
+pub mod import;
 pub mod meshin;
 pub mod render;
 

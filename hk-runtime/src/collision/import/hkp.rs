@@ -350,8 +350,8 @@ fn shape_totals(g: &mut Graph, id: ObjectId) -> Result<()> {
         let e = shape.rec("embeddedTrianglesSubpart")?;
         for name in ["numTriangleShapes", "numVertices", "numMaterials"] {
             // Only a copy of subpart 0 (a stored embedded subpart of its own is kept).
-            let now = g.get(id, &format!("trianglesSubparts[0].{name}"))?;
             if e.opt(name).is_some() {
+                let now = g.get(id, &format!("trianglesSubparts[0].{name}"))?;
                 g.set(id, &format!("embeddedTrianglesSubpart.{name}"), now)?;
             }
         }
