@@ -9,11 +9,13 @@
 //!
 //! | shape | what is rewritten (module) |
 //! |---|---|
-//! | extended / storage mesh subpart under a MOPP | vertices, indices, per-triangle materials, the shape's box, `cachedNumChildShapes`, the MOPP code ([`hkp`]) |
+//! | extended / storage mesh subpart under a MOPP | vertices, indices, per-triangle materials, the shape's box, `cachedNumChildShapes`, the MOPP code (`hkp`) |
+//! | `hkpBvCompressedMeshShape`, alone or in an `hkpStaticCompoundShape` | the mesh's `tree` (sections, primitives, vertices, data runs, nodes), the compound's instance tree (`bvmesh`) |
 //!
 //! Other shapes (primitives, convex shapes) are kept as stored; a mesh object naming one
 //! is reported, not applied.
 
+mod bvmesh;
 mod hkp;
 
 use std::collections::HashMap;
@@ -102,7 +104,7 @@ pub fn from_scene(scene: &Scene) -> Vec<InputMesh> {
 
 /// Whether hk rewrites shapes of kind `k`.
 fn rewritable(k: ShapeKind) -> bool {
-    matches!(k, ShapeKind::ExtendedMesh)
+    matches!(k, ShapeKind::ExtendedMesh | ShapeKind::BvCompressedMesh)
 }
 
 /// Replaces the geometry of `graph`'s collision with `meshes`, matched by name.
@@ -114,9 +116,9 @@ fn rewritable(k: ShapeKind) -> bool {
 /// a shape form hk cannot rewrite yet; and what the graph edits report.
 pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Result<IntoReport> {
     let scene = collision::read(graph)?;
-    let mut by_name: HashMap<&str, &InputMesh> = HashMap::new();
+    let mut by_name: HashMap<String, &InputMesh> = HashMap::new();
     for m in meshes {
-        if by_name.insert(m.name.as_str(), m).is_some() {
+        if by_name.insert(clean(&m.name), m).is_some() {
             return Err(err(&m.name, "two mesh objects have this name").into());
         }
     }
@@ -126,7 +128,7 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
     let mut used: Vec<&str> = Vec::new();
     for (b, m) in scene.meshes() {
         let name = export_name(b, m);
-        let Some(input) = by_name.get(name.as_str()) else {
+        let Some(input) = by_name.get(&name) else {
             if rewritable(m.kind) {
                 if !opts.allow_missing {
                     return Err(err(&name, "no mesh object has this name (the shape would be left without a mesh; --allow-missing keeps it as stored)").into());
@@ -169,6 +171,7 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
     }
     check_indices(&jobs)?;
     hkp::apply(graph, &jobs, &mut report)?;
+    bvmesh::apply(graph, &jobs, &mut report)?;
     Ok(report)
 }
 
