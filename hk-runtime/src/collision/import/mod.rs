@@ -11,11 +11,13 @@
 //! |---|---|
 //! | extended / storage mesh subpart under a MOPP | vertices, indices, per-triangle materials, the shape's box, `cachedNumChildShapes`, the MOPP code (`hkp`) |
 //! | `hkpBvCompressedMeshShape`, alone or in an `hkpStaticCompoundShape` | the mesh's `tree` (sections, primitives, vertices, data runs, nodes), the compound's instance tree (`bvmesh`) |
+//! | `hknpCompressedMeshShape` (id Tech `cm`) | the data object's `meshTree`, the shape's key width and quad bits (`hknp`) |
 //!
 //! Other shapes (primitives, convex shapes) are kept as stored; a mesh object naming one
 //! is reported, not applied.
 
 mod bvmesh;
+mod hknp;
 mod hkp;
 
 use std::collections::HashMap;
@@ -104,7 +106,10 @@ pub fn from_scene(scene: &Scene) -> Vec<InputMesh> {
 
 /// Whether hk rewrites shapes of kind `k`.
 fn rewritable(k: ShapeKind) -> bool {
-    matches!(k, ShapeKind::ExtendedMesh | ShapeKind::BvCompressedMesh)
+    matches!(
+        k,
+        ShapeKind::ExtendedMesh | ShapeKind::BvCompressedMesh | ShapeKind::CompressedMesh
+    )
 }
 
 /// Replaces the geometry of `graph`'s collision with `meshes`, matched by name.
@@ -172,6 +177,7 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
     check_indices(&jobs)?;
     hkp::apply(graph, &jobs, &mut report)?;
     bvmesh::apply(graph, &jobs, &mut report)?;
+    hknp::apply(graph, &jobs, &mut report)?;
     Ok(report)
 }
 
