@@ -5,6 +5,7 @@ mod bvmesh;
 mod corpus_maps;
 mod hknp_mesh_shape;
 mod hknp_shapes;
+mod import_compressed;
 mod import_hkp;
 mod hkp_shapes;
 mod level_build;
