@@ -89,7 +89,9 @@ pub fn import(ctx: &Context, opts: &ImportOptions, o: &mut Out<'_>) -> Result<St
         o.note(format_args!("kept {n}: no mesh object names it"))?;
     }
     for n in &report.unmatched {
-        o.note(format_args!("passed over mesh object {n}: it names no shape"))?;
+        o.note(format_args!(
+            "passed over mesh object {n}: it names no shape"
+        ))?;
     }
     for n in &report.kept {
         o.note(format_args!(
@@ -171,7 +173,8 @@ pub fn verify(ctx: &Context, bytes: &[u8], boxes: usize, seed: u64) -> Result<Ve
         }
         _ => None,
     };
-    let scene = collision::read_with(&doc.graph, extras.unwrap_or(&[])).map_err(hk_runtime::Error::from)?;
+    let scene =
+        collision::read_with(&doc.graph, extras.unwrap_or(&[])).map_err(hk_runtime::Error::from)?;
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     for c in 0..scene.codes.len() {
         let r = check::check(&scene, c).map_err(hk_runtime::Error::from)?;

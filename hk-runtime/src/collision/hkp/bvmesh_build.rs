@@ -400,10 +400,13 @@ impl<'a> MeshTree<'a> {
                 Value::UInt(u64::from(p))
             }
         });
-        let shared = self
-            .shared
-            .iter()
-            .map(|&p| if ss { Value::Int(p as i64) } else { Value::UInt(p) });
+        let shared = self.shared.iter().map(|&p| {
+            if ss {
+                Value::Int(p as i64)
+            } else {
+                Value::UInt(p)
+            }
+        });
         for (path, value) in [
             ("tree.nodes", nodes),
             ("tree.domain", domain_value),

@@ -24,7 +24,10 @@ const SHARED_TOLERANCE: f32 = 1e-3;
 /// Rewrites the compressed-mesh jobs of `jobs` in `graph`, then the compounds above them.
 pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport) -> Result<()> {
     let mut by_object: BTreeMap<ObjectId, Vec<&Job<'_>>> = BTreeMap::new();
-    for j in jobs.iter().filter(|j| j.mesh.kind == ShapeKind::BvCompressedMesh) {
+    for j in jobs
+        .iter()
+        .filter(|j| j.mesh.kind == ShapeKind::BvCompressedMesh)
+    {
         by_object.entry(j.mesh.object).or_default().push(j);
     }
     if by_object.is_empty() {
@@ -73,15 +76,19 @@ fn replaced(j: &Job<'_>) -> Replaced {
 /// Two meshes for one shared child give the same triangles in its space.
 fn agree(a: &Job<'_>, b: &Job<'_>) -> Result<()> {
     let same = a.input.triangles.len() == b.input.triangles.len()
-        && a.input.triangles.iter().zip(&b.input.triangles).all(|(s, t)| {
-            s.surface.id == t.surface.id
-                && a.corners(s)
-                    .iter()
-                    .zip(&b.corners(t))
-                    .all(|(p, q): (&Vec3, &Vec3)| {
-                        (0..3).all(|i| (p[i] - q[i]).abs() <= SHARED_TOLERANCE)
-                    })
-        });
+        && a.input
+            .triangles
+            .iter()
+            .zip(&b.input.triangles)
+            .all(|(s, t)| {
+                s.surface.id == t.surface.id
+                    && a.corners(s)
+                        .iter()
+                        .zip(&b.corners(t))
+                        .all(|(p, q): (&Vec3, &Vec3)| {
+                            (0..3).all(|i| (p[i] - q[i]).abs() <= SHARED_TOLERANCE)
+                        })
+            });
     if same {
         Ok(())
     } else {
@@ -128,7 +135,10 @@ fn rebuild_compounds(g: &mut Graph, changed: &[ObjectId]) -> Result<()> {
         for i in &c.instances {
             let Some(shape) = i.shape else {
                 return Err(Rec::object(&view, id)?
-                    .err("instances", "an instance without a shape: its tree cannot be rebuilt")
+                    .err(
+                        "instances",
+                        "an instance without a shape: its tree cannot be rebuilt",
+                    )
                     .into());
             };
             inputs.push(InstanceInput {

@@ -24,7 +24,10 @@ const DATA_MEMBERS: [&str; 1] = ["meshTree"];
 /// Rewrites the compressed-mesh jobs of `jobs` in `graph`.
 pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport) -> Result<()> {
     let mut by_object: BTreeMap<ObjectId, Vec<&Job<'_>>> = BTreeMap::new();
-    for j in jobs.iter().filter(|j| j.mesh.kind == ShapeKind::CompressedMesh) {
+    for j in jobs
+        .iter()
+        .filter(|j| j.mesh.kind == ShapeKind::CompressedMesh)
+    {
         by_object.entry(j.mesh.object).or_default().push(j);
     }
     for (&id, js) in &by_object {
@@ -36,6 +39,13 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
             .into());
         }
         let j = js[0];
+        if j.body.object != id {
+            return Err(err(
+                &j.name,
+                "hk import does not rewrite a compressed mesh inside a compound yet (its instance tree would keep the old boxes)",
+            )
+            .into());
+        }
         let view = graph.with_struct_values().into_owned();
         let data = Rec::object(&view, id)?
             .ptr("data")?
@@ -48,7 +58,13 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
             .zip(0..)
             .map(|(t, k)| match t.surface.id {
                 Some(s) => u16::try_from(s).map_err(|_| {
-                    err(&j.name, format!("face {}: surface_{s}: a data-run value holds 0 to 65535", t.face))
+                    err(
+                        &j.name,
+                        format!(
+                            "face {}: surface_{s}: a data-run value holds 0 to 65535",
+                            t.face
+                        ),
+                    )
                 }),
                 None if keep => Ok(j.mesh.triangles[k].material.unwrap_or(0) as u16),
                 None => Ok(0),
@@ -56,7 +72,12 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
             .collect::<std::result::Result<Vec<u16>, _>>()?;
         let input = MeshInput {
             vertices: j.vertices.clone(),
-            primitives: j.input.triangles.iter().map(|t| [t.v[0], t.v[1], t.v[2], t.v[2]]).collect(),
+            primitives: j
+                .input
+                .triangles
+                .iter()
+                .map(|t| [t.v[0], t.v[1], t.v[2], t.v[2]])
+                .collect(),
             materials,
         };
         let built = compressed_build::add_compressed_mesh(graph, &input)?;

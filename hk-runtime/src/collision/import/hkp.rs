@@ -23,7 +23,10 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
     let mut shapes: BTreeSet<ObjectId> = BTreeSet::new();
     let mut codes: BTreeSet<ObjectId> = BTreeSet::new();
     let old = collision::read(&before)?;
-    for j in jobs.iter().filter(|j| j.mesh.kind == ShapeKind::ExtendedMesh) {
+    for j in jobs
+        .iter()
+        .filter(|j| j.mesh.kind == ShapeKind::ExtendedMesh)
+    {
         let sub = subpart_of(&j.mesh.name).ok_or_else(|| err(&j.name, "no subpart number"))?;
         let plan = plan(&before, j, sub)?;
         write(graph, &plan)?;
@@ -96,7 +99,9 @@ fn plan(g: &Graph, j: &Job<'_>, sub: usize) -> Result<Plan> {
     let width = index_width(&sp, &st);
     let stride = usize::try_from(sp.int("indexStriding")?).unwrap_or(0) / width;
     if stride < 3 {
-        return Err(sp.err("indexStriding", "less than three indices a triangle").into());
+        return Err(sp
+            .err("indexStriding", "less than three indices a triangle")
+            .into());
     }
     let n = j.vertices.len();
     let most = 1usize << (8 * width.min(4)).min(32);
@@ -113,7 +118,10 @@ fn plan(g: &Graph, j: &Job<'_>, sub: usize) -> Result<Plan> {
     if tris.len() as u64 > max_tris {
         return Err(err(
             &j.name,
-            format!("{} triangles: a subpart's shape keys hold at most {max_tris}", tris.len()),
+            format!(
+                "{} triangles: a subpart's shape keys hold at most {max_tris}",
+                tris.len()
+            ),
         )
         .into());
     }
@@ -211,9 +219,20 @@ fn materials(
                 return Err(err(&j.name, format!("face {}: surface_none, but every triangle of this subpart has a material record", t.face)).into());
             };
             if id > 0x3F {
-                return Err(err(&j.name, format!("face {}: surface_{id}: a material record's filter word holds ids 0 to 63", t.face)).into());
+                return Err(err(
+                    &j.name,
+                    format!(
+                        "face {}: surface_{id}: a material record's filter word holds ids 0 to 63",
+                        t.face
+                    ),
+                )
+                .into());
             }
-            let k = match words.iter().chain(&added).position(|&w| (w >> 3) & 0x3F == id) {
+            let k = match words
+                .iter()
+                .chain(&added)
+                .position(|&w| (w >> 3) & 0x3F == id)
+            {
                 Some(k) => k,
                 None => {
                     added.push((words[0] & !(0x3F << 3)) | (id << 3));
@@ -221,7 +240,15 @@ fn materials(
                 }
             };
             if k >= 1 << (8 * width) {
-                return Err(err(&j.name, format!("face {}: more material records than {}-bit indices address", t.face, 8 * width)).into());
+                return Err(err(
+                    &j.name,
+                    format!(
+                        "face {}: more material records than {}-bit indices address",
+                        t.face,
+                        8 * width
+                    ),
+                )
+                .into());
             }
             out.push(k as i64);
             out.extend(std::iter::repeat_n(0, stride - 1));
@@ -229,7 +256,11 @@ fn materials(
         return Ok(Some((name, out, added)));
     }
     let own = match shape.opt("materialArray") {
-        Some(_) => match objects(shape.array("materialArray")?).get(sub).copied().flatten() {
+        Some(_) => match objects(shape.array("materialArray")?)
+            .get(sub)
+            .copied()
+            .flatten()
+        {
             Some(p) => Rec::object(shape.graph(), p)?
                 .int("materialNameData")
                 .ok()
@@ -238,13 +269,22 @@ fn materials(
         },
         None => None,
     };
-    if let Some(t) = j.input.triangles.iter().find(|t| t.surface.id.is_some() && t.surface.id != own) {
+    if let Some(t) = j
+        .input
+        .triangles
+        .iter()
+        .find(|t| t.surface.id.is_some() && t.surface.id != own)
+    {
         let id = t.surface.id.unwrap_or_default();
         let holds = match own {
             Some(o) => format!("one surface id for the whole subpart (surface_{o})"),
             None => "no surface ids for this subpart".to_string(),
         };
-        return Err(err(&j.name, format!("face {}: surface_{id}: the file stores {holds}", t.face)).into());
+        return Err(err(
+            &j.name,
+            format!("face {}: surface_{id}: the file stores {holds}", t.face),
+        )
+        .into());
     }
     Ok(None)
 }
@@ -256,11 +296,18 @@ fn vertex_data(shape: &Rec<'_>, sub: usize, n: usize) -> Result<Option<(ObjectId
     if shape.opt("materialArray").is_none() {
         return Ok(None);
     }
-    let Some(p) = objects(shape.array("materialArray")?).get(sub).copied().flatten() else {
+    let Some(p) = objects(shape.array("materialArray")?)
+        .get(sub)
+        .copied()
+        .flatten()
+    else {
         return Ok(None);
     };
     let r = Rec::object(shape.graph(), p)?;
-    let (Some(buf), Ok(stride)) = (r.opt("vertexDataBuffer").and_then(Value::as_array), r.int("vertexDataStride")) else {
+    let (Some(buf), Ok(stride)) = (
+        r.opt("vertexDataBuffer").and_then(Value::as_array),
+        r.int("vertexDataStride"),
+    ) else {
         return Ok(None);
     };
     let stride = usize::try_from(stride).unwrap_or(0);
@@ -278,12 +325,25 @@ fn vertex_data(shape: &Rec<'_>, sub: usize, n: usize) -> Result<Option<(ObjectId
 
 /// Writes `p` into `g`.
 fn write(g: &mut Graph, p: &Plan) -> Result<()> {
-    let verts = p.vertices.iter().map(|v| Value::floats(&[v[0], v[1], v[2], 0.0]));
+    let verts = p
+        .vertices
+        .iter()
+        .map(|v| Value::floats(&[v[0], v[1], v[2], 0.0]));
     g.set(p.storage, "vertices", Value::list(verts.collect()))?;
     set_ints(g, p.storage, p.index_name, &p.indices)?;
     let sp = format!("trianglesSubparts[{}]", p.sub);
-    num(g, p.shape, &format!("{sp}.numTriangleShapes"), p.triangles as i64)?;
-    num(g, p.shape, &format!("{sp}.numVertices"), p.vertices.len() as i64)?;
+    num(
+        g,
+        p.shape,
+        &format!("{sp}.numTriangleShapes"),
+        p.triangles as i64,
+    )?;
+    num(
+        g,
+        p.shape,
+        &format!("{sp}.numVertices"),
+        p.vertices.len() as i64,
+    )?;
     if let Some((name, idx, added)) = &p.materials {
         set_ints(g, p.storage, name, idx)?;
         if !added.is_empty() {
@@ -296,9 +356,19 @@ fn write(g: &mut Graph, p: &Plan) -> Result<()> {
             let had = records.len() - added.len();
             g.set(p.storage, "materials", Value::list(records))?;
             for (k, w) in added.iter().enumerate() {
-                num(g, p.storage, &format!("materials[{}].filterInfo", had + k), i64::from(*w))?;
+                num(
+                    g,
+                    p.storage,
+                    &format!("materials[{}].filterInfo", had + k),
+                    i64::from(*w),
+                )?;
             }
-            num(g, p.shape, &format!("{sp}.numMaterials"), (had + added.len()) as i64)?;
+            num(
+                g,
+                p.shape,
+                &format!("{sp}.numMaterials"),
+                (had + added.len()) as i64,
+            )?;
         }
     }
     if let Some((obj, bytes)) = &p.vertex_data {
@@ -341,7 +411,11 @@ fn shape_totals(g: &mut Graph, id: ObjectId) -> Result<()> {
         let c = [0, 1, 2].map(|i| (b.min[i] + b.max[i]) / 2.0);
         let h = [0, 1, 2].map(|i| (b.max[i] - b.min[i]) / 2.0);
         g.set(id, "aabbCenter", Value::floats(&[c[0], c[1], c[2], 0.0]))?;
-        g.set(id, "aabbHalfExtents", Value::floats(&[h[0], h[1], h[2], 0.0]))?;
+        g.set(
+            id,
+            "aabbHalfExtents",
+            Value::floats(&[h[0], h[1], h[2], 0.0]),
+        )?;
     }
     if shape.opt("cachedNumChildShapes").is_some() {
         num(g, id, "cachedNumChildShapes", kept)?;
@@ -370,7 +444,11 @@ fn rebuild_code(g: &mut Graph, scene: &collision::Scene, code: ObjectId) -> Resu
     let mut tris = Vec::new();
     for (_, m) in scene.meshes().filter(|(_, m)| m.code == Some(ci)) {
         let p: Vec<Vec3> = m.vertices.iter().map(|&v| m.to_code.apply(v)).collect();
-        tris.extend(m.triangles.iter().map(|t| (t.key, t.v.map(|k| p[k as usize]))));
+        tris.extend(
+            m.triangles
+                .iter()
+                .map(|t| (t.key, t.v.map(|k| p[k as usize]))),
+        );
     }
     let built = mopp::build::build(&tris).ok_or_else(|| {
         err(
@@ -386,9 +464,9 @@ fn rebuild_code(g: &mut Graph, scene: &collision::Scene, code: ObjectId) -> Resu
     let old_info = [old.offset[0], old.offset[1], old.offset[2], old.scale];
     let trees: Vec<ObjectId> = (0..g.objects.len() as u32)
         .map(ObjectId)
-        .filter(|&t| {
-            matches!(g.get(t, "code"), Ok(Value::Pointer(Some(Ptr::Object(o)))) if o == code)
-        })
+        .filter(
+            |&t| matches!(g.get(t, "code"), Ok(Value::Pointer(Some(Ptr::Object(o)))) if o == code),
+        )
         .collect();
     for t in trees {
         let copy = g.get(t, "codeInfoCopy").ok();
@@ -403,10 +481,17 @@ fn rebuild_code(g: &mut Graph, scene: &collision::Scene, code: ObjectId) -> Resu
 /// elements are.
 fn set_ints(g: &mut Graph, id: ObjectId, path: &str, v: &[i64]) -> Result<()> {
     let (_, shape) = g.resolve(g.object(id).class, path)?;
-    let signed = matches!(shape, Shape::Array(_, ref e) if matches!(**e, Shape::Int { signed: true, .. }));
+    let signed =
+        matches!(shape, Shape::Array(_, ref e) if matches!(**e, Shape::Int { signed: true, .. }));
     let values = v
         .iter()
-        .map(|&x| if signed { Value::Int(x) } else { Value::UInt(x as u64) })
+        .map(|&x| {
+            if signed {
+                Value::Int(x)
+            } else {
+                Value::UInt(x as u64)
+            }
+        })
         .collect();
     g.set(id, path, Value::list(values))
 }

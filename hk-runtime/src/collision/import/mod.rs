@@ -143,6 +143,13 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
             continue;
         };
         used.push(input.name.as_str());
+        if m.kind == ShapeKind::MeshShape {
+            return Err(err(
+                &name,
+                "hk import does not rewrite the hknpMeshShape of a phive file yet",
+            )
+            .into());
+        }
         if !rewritable(m.kind) {
             report.kept.push(name);
             continue;
@@ -157,6 +164,7 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
         let vertices = input.vertices.iter().map(|&p| back.apply(p)).collect();
         jobs.push(Job {
             name,
+            body: b,
             mesh: m,
             input,
             vertices,
@@ -185,6 +193,7 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
 /// vertices in the mesh's space.
 pub(crate) struct Job<'a> {
     pub(crate) name: String,
+    pub(crate) body: &'a Body,
     pub(crate) mesh: &'a Mesh,
     pub(crate) input: &'a InputMesh,
     pub(crate) vertices: Vec<Vec3>,
@@ -201,7 +210,12 @@ impl Job<'_> {
 fn check_indices(jobs: &[Job<'_>]) -> Result<()> {
     for j in jobs {
         let n = j.vertices.len();
-        if let Some(t) = j.input.triangles.iter().find(|t| t.v.iter().any(|&i| i as usize >= n)) {
+        if let Some(t) = j
+            .input
+            .triangles
+            .iter()
+            .find(|t| t.v.iter().any(|&i| i as usize >= n))
+        {
             return Err(err(
                 &j.name,
                 format!("face {} names a vertex past its {n} vertices", t.face),

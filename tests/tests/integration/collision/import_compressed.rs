@@ -18,8 +18,14 @@ use hk_runtime::ReadOptions;
 /// placement's rounding).
 fn files() -> Vec<(PathBuf, f32)> {
     let mut v = vec![
-        (hk_tests::root().join("samples/destiny-2012_level.hkx"), 0.02),
-        (hk_tests::root().join("samples/doom-2016_mesh.hkshape"), 0.05),
+        (
+            hk_tests::root().join("samples/destiny-2012_level.hkx"),
+            0.02,
+        ),
+        (
+            hk_tests::root().join("samples/doom-2016_mesh.hkshape"),
+            0.05,
+        ),
     ];
     if let Some(c) = hk_tests::corpus("import_compressed") {
         v.push((
@@ -61,12 +67,15 @@ fn same_triangles(want: &[InputMesh], got: &[InputMesh], tol: f32, what: &str) {
             let c = g.corners(t);
             let found = w.triangles.iter().any(|u| {
                 u.surface.id == t.surface.id
-                    && w.corners(u).iter().all(|p| {
-                        c.iter()
-                            .any(|q| (0..3).all(|i| (p[i] - q[i]).abs() <= tol))
-                    })
+                    && w.corners(u)
+                        .iter()
+                        .all(|p| c.iter().any(|q| (0..3).all(|i| (p[i] - q[i]).abs() <= tol)))
             });
-            assert!(found, "{what} {}: face {} {c:?} has no match", w.name, t.face);
+            assert!(
+                found,
+                "{what} {}: face {} {c:?} has no match",
+                w.name, t.face
+            );
         }
     }
 }

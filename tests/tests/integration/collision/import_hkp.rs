@@ -51,7 +51,8 @@ fn triangles(m: &InputMesh) -> Vec<([[f32; 3]; 3], Option<u32>)> {
 
 #[test]
 fn exported_meshes_imported_unchanged_give_the_same_triangles() {
-    let Some(corpus) = hk_tests::corpus("exported_meshes_imported_unchanged_give_the_same_triangles")
+    let Some(corpus) =
+        hk_tests::corpus("exported_meshes_imported_unchanged_give_the_same_triangles")
     else {
         return;
     };
@@ -78,9 +79,9 @@ fn exported_meshes_imported_unchanged_give_the_same_triangles() {
 
 #[test]
 fn moved_vertices_and_an_added_triangle_show_in_triangles_boxes_and_queries() {
-    let Some(corpus) =
-        hk_tests::corpus("moved_vertices_and_an_added_triangle_show_in_triangles_boxes_and_queries")
-    else {
+    let Some(corpus) = hk_tests::corpus(
+        "moved_vertices_and_an_added_triangle_show_in_triangles_boxes_and_queries",
+    ) else {
         return;
     };
     for rel in MAPS {
@@ -142,12 +143,18 @@ fn names_that_match_nothing_are_errors_naming_them() {
         .unwrap_err()
         .to_string();
     // The shape left without a mesh is named first.
-    assert!(e.contains("h0004B0/CustomParamStorageExtendedMeshShape#6/1"), "{e}");
+    assert!(
+        e.contains("h0004B0/CustomParamStorageExtendedMeshShape#6/1"),
+        "{e}"
+    );
     let allow = IntoOptions {
         allow_missing: true,
     };
     let r = import::into(&mut open(&bytes).graph, &meshes, &allow).unwrap();
-    assert_eq!(r.missing, ["h0004B0/CustomParamStorageExtendedMeshShape#6/1"]);
+    assert_eq!(
+        r.missing,
+        ["h0004B0/CustomParamStorageExtendedMeshShape#6/1"]
+    );
     assert_eq!(r.unmatched, ["nobody/nothing"]);
     assert_eq!(r.replaced.len(), 1);
     // A surface id the subpart cannot hold names the object and the face.
@@ -156,5 +163,8 @@ fn names_that_match_nothing_are_errors_naming_them() {
     let e = import::into(&mut open(&bytes).graph, &meshes, &IntoOptions::default())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("#6/0") && e.contains("face 5") && e.contains("surface_9"), "{e}");
+    assert!(
+        e.contains("#6/0") && e.contains("face 5") && e.contains("surface_9"),
+        "{e}"
+    );
 }
