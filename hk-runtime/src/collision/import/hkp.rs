@@ -65,6 +65,10 @@ fn subpart_of(name: &str) -> Option<usize> {
     name.rsplit('/').next()?.parse().ok()
 }
 
+/// A subpart's material index array, its values, and the records to append (their
+/// filter words).
+type Materials = (&'static str, Vec<i64>, Vec<u32>);
+
 /// Everything one subpart's rewrite writes.
 struct Plan {
     shape: ObjectId,
@@ -74,8 +78,7 @@ struct Plan {
     /// The index array and its values.
     index_name: &'static str,
     indices: Vec<i64>,
-    /// The material index array, its values and the records to append (filter words).
-    materials: Option<(&'static str, Vec<i64>, Vec<u32>)>,
+    materials: Option<Materials>,
     /// The game's per-vertex data to resize: object, member, new values.
     vertex_data: Option<(ObjectId, Vec<i64>)>,
     triangles: usize,
@@ -184,7 +187,7 @@ fn materials(
     st: &Rec<'_>,
     j: &Job<'_>,
     sub: usize,
-) -> Result<Option<(&'static str, Vec<i64>, Vec<u32>)>> {
+) -> Result<Option<Materials>> {
     let words: Vec<u32> = match st.opt("materials").and_then(Value::as_array) {
         Some(a) if !a.is_empty() => st
             .recs("materials")?
