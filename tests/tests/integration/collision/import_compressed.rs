@@ -86,7 +86,12 @@ fn compressed_meshes_imported_unchanged_give_the_same_triangles() {
         let before = read(&path);
         let meshes = from_scene(&before);
         let scene = import_into(&path, &meshes);
-        same_triangles(&meshes, &from_scene(&scene), tol, &path.display().to_string());
+        same_triangles(
+            &meshes,
+            &from_scene(&scene),
+            tol,
+            &path.display().to_string(),
+        );
         // The material values (data runs) stay, one a triangle.
         let values = |s: &Scene| {
             let mut v: Vec<Option<u32>> = s
