@@ -15,6 +15,7 @@ use hk_runtime::limits::{Limits, ReadOptions};
 mod args;
 mod collision;
 mod files;
+mod import;
 mod schema;
 mod trees;
 
@@ -59,6 +60,8 @@ enum Command {
     Bench(files::Bench),
     /// Write a file's level collision as world-space meshes (bodies, shapes, surface ids).
     Export(collision::Export),
+    /// Put edited meshes (OBJ, glTF, GLB) into a file's collision, or make a new file.
+    Import(import::Import),
     /// Draw a file's level collision as a PNG (a three-quarter view of the whole scene).
     Render(collision::Render),
     /// Run MOPP codes: box queries, a check of every triangle, a throughput measurement.
@@ -145,6 +148,7 @@ impl Cli {
             Command::Sample(c) => g.exec(c, o),
             Command::Bench(c) => g.exec(c, o),
             Command::Export(c) => g.exec(c, o),
+            Command::Import(c) => g.exec(c, o),
             Command::Render(c) => g.exec(c, o),
             Command::Mopp(c) => c.exec(&g, o),
             Command::Cm(c) => c.exec(&g, o),

@@ -5,6 +5,7 @@
 
 pub mod create;
 pub mod gltf;
+pub mod import;
 pub mod meshin;
 pub mod render;
 pub mod trees;

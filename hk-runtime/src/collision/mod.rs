@@ -21,6 +21,7 @@
 //! | [`check`] | the check of every stored tree (MOPP, static, dynamic and mesh-shape trees) against what it indexes |
 //! | [`export`] | Wavefront OBJ output |
 //! | [`input`] | meshes to import: named objects of world-space triangles with their surfaces |
+//! | [`import`] | a file's collision geometry replaced by such meshes, matched by name |
 
 mod access;
 mod body;
@@ -28,6 +29,7 @@ pub mod check;
 pub mod export;
 pub mod hknp;
 pub mod hkp;
+pub mod import;
 pub mod input;
 pub mod math;
 pub mod mopp;

@@ -8,6 +8,7 @@ mod export_and_mopp;
 mod gltf_and_render;
 mod hknp;
 mod hknp_mesh_shape;
+mod import;
 mod level_71;
 mod mesh_input;
 mod render_memory;

@@ -57,7 +57,9 @@ pub(crate) fn set_aabb(
     g.set(id, &format!("{path}.max"), lane(b.max, w[1]))
 }
 
-/// Adds a `class` object with hknpShape's type, dispatch type and flags set by name.
+/// Adds a `class` object with hknpShape's type, dispatch type and flags set by name. A
+/// schema that states no `hknpShapeType` enum (a tagfile's own type table, which carries no
+/// enums) leaves the three at zero: the caller copies what it needs from a stored shape.
 pub(crate) fn shape(
     g: &mut Graph,
     class: &str,
@@ -66,6 +68,13 @@ pub(crate) fn shape(
     flags: &[&str],
 ) -> Result<ObjectId> {
     let o = g.add_object(class)?;
+    let stated = g
+        .schema()
+        .class("hknpShapeType")
+        .is_some_and(|c| !c.enums.is_empty());
+    if !stated {
+        return Ok(o);
+    }
     let ty = item(g.schema(), "hknpShapeType", "Enum", ty)?;
     let dispatch = item(g.schema(), "hknpCollisionDispatchType", "Enum", dispatch)?;
     let mut bits = 0;

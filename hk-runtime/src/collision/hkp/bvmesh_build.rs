@@ -9,6 +9,7 @@ use std::collections::HashMap;
 
 use crate::graph::Floats;
 use crate::graph::{default_values, Graph, ObjectId, Ptr, Value};
+use crate::schema::Shape;
 
 use crate::collision::hkp::compound::{flags_of, W_BASE};
 use crate::collision::hkp::pack::{self, encode_shared, Node, SectionCodec, Storage};
@@ -406,8 +407,27 @@ impl<'a> MeshTree<'a> {
             .iter()
             .map(|t| if t[2] == t[3] { 1 } else { 2 })
             .sum::<i64>();
-        let packed = self.packed.iter().map(|&p| Value::UInt(u64::from(p)));
-        let shared = self.shared.iter().map(|&p| Value::UInt(p));
+        // An old binary tagfile's definitions give the two arrays as signed integers
+        // (docs/collision-notes.md §11.2): the same bits, as the member takes them.
+        let signed = |path: &str| {
+            let class = g.object(id).class;
+            matches!(g.resolve(class, path), Ok((_, Shape::Array(_, e))) if matches!(*e, Shape::Int { signed: true, .. }))
+        };
+        let (sp, ss) = (signed("tree.packedVertices"), signed("tree.sharedVertices"));
+        let packed = self.packed.iter().map(|&p| {
+            if sp {
+                Value::Int(i64::from(p as i32))
+            } else {
+                Value::UInt(u64::from(p))
+            }
+        });
+        let shared = self.shared.iter().map(|&p| {
+            if ss {
+                Value::Int(p as i64)
+            } else {
+                Value::UInt(p)
+            }
+        });
         for (path, value) in [
             ("tree.nodes", nodes),
             ("tree.domain", domain_value),

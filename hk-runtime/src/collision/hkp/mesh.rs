@@ -10,7 +10,7 @@ use crate::collision::{Mesh, Result, ShapeKind, Triangle};
 
 /// Width in bytes of an index or material-index striding type, from the item name the
 /// schema gives the stored value (`INDICES_INT16`, `MATERIAL_INDICES_INT8`, ...).
-fn width_of(item: &str) -> Option<usize> {
+pub(crate) fn width_of(item: &str) -> Option<usize> {
     if item.ends_with("INT8") {
         Some(1)
     } else if item.ends_with("INT16") {
@@ -23,7 +23,7 @@ fn width_of(item: &str) -> Option<usize> {
 }
 
 /// The storage array that holds indices of `width` bytes.
-fn index_array(width: usize) -> &'static str {
+pub(crate) fn index_array(width: usize) -> &'static str {
     match width {
         1 => "indices8",
         2 => "indices16",
@@ -105,7 +105,7 @@ fn material_indices(sp: &Rec<'_>, st: &Rec<'_>) -> Result<Option<(Vec<u32>, usiz
 
 /// The subpart's own transform (2010 and later), as a `qstransform` tuple or a struct of
 /// `translation`, `rotation` and `scale`.
-fn subpart_transform(sp: &Rec<'_>) -> Result<Affine> {
+pub(crate) fn subpart_transform(sp: &Rec<'_>) -> Result<Affine> {
     match sp.opt("transform") {
         None => Ok(Affine::IDENTITY),
         Some(Value::Floats(f)) => {

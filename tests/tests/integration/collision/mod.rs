@@ -6,6 +6,8 @@ mod corpus_maps;
 mod hknp_mesh_shape;
 mod hknp_shapes;
 mod hkp_shapes;
+mod import_compressed;
+mod import_hkp;
 mod level_build;
 mod mopp_build;
 mod mopp_check_cap;
