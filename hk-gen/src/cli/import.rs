@@ -48,7 +48,11 @@ impl Run for Import {
             (Some(f), _, _) => Target::Into(f),
             (_, Some(g), _) => Target::Game(g),
             (_, _, Some(f)) => Target::Like(f),
-            _ => unreachable!("clap requires one of --into, --game, --like"),
+            _ => {
+                return Err(hk_gen::Error::usage(
+                    "hk import needs one of --into FILE, --game PROFILE, --like FILE",
+                ))
+            }
         };
         let opts = ImportOptions {
             mesh: self.mesh,

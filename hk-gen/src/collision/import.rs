@@ -7,12 +7,11 @@ use std::path::{Path, PathBuf};
 
 use hk_runtime::collision::import::{self, IntoOptions, IntoReport};
 use hk_runtime::collision::input::InputMesh;
-use hk_runtime::collision::mopp::check;
-use hk_runtime::collision::{self, Aabb, Scene};
+use hk_runtime::collision::{self, check};
 
-use crate::collision::meshin;
+use crate::collision::{create, meshin};
 use crate::context::Context;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::out::{outln, Out};
 use crate::outputs::Outputs;
 use crate::Status;
@@ -65,20 +64,55 @@ pub fn import(ctx: &Context, opts: &ImportOptions, o: &mut Out<'_>) -> Result<St
             meshes.len()
         ))?;
     }
-    let file = match &opts.target {
-        Target::Into(file) => file,
-        Target::Game(_) | Target::Like(_) => {
-            return Err(Error::usage(
-                "hk import --game and --like (a new file from meshes) are not available in this build; use --into FILE",
-            ))
-        }
+    let (bytes, what) = match &opts.target {
+        Target::Into(file) => into_file(ctx, opts, file, &meshes, o)?,
+        Target::Game(p) => new_file(ctx, opts, create::Target::Profile(p), &meshes, o)?,
+        Target::Like(f) => new_file(ctx, opts, create::Target::Like(f), &meshes, o)?,
     };
-    let outputs = Outputs::reading([opts.mesh.as_path(), file.as_path()]);
-    outputs.check(&opts.out)?;
+    let v = verify(ctx, &bytes, opts.boxes, 1)?;
+    for f in &v.failures {
+        o.error(format_args!("{}: {f}", opts.out.display()))?;
+    }
+    if !v.failures.is_empty() {
+        o.error(format_args!(
+            "{} not written: the imported file fails its checks",
+            opts.out.display()
+        ))?;
+        return Ok(Status::Failure);
+    }
+    Outputs::reading(inputs(opts)).write(&opts.out, &bytes)?;
+    outln!(
+        o,
+        "{what}; read back: {}/{} triangles and instances found by their own box in {} trees, {} random boxes agree with brute force, round trip byte for byte",
+        v.found, v.kept, v.trees, v.boxes
+    );
+    Ok(Status::Success)
+}
+
+/// The files `hk import` reads, which it never writes over.
+fn inputs(opts: &ImportOptions) -> Vec<&Path> {
+    let mut v = vec![opts.mesh.as_path()];
+    match &opts.target {
+        Target::Into(f) | Target::Like(f) => v.push(f.as_path()),
+        Target::Game(_) => {}
+    }
+    v
+}
+
+/// `--into FILE`: the edited file's bytes and the summary's first words, the replaced
+/// shapes reported on stderr.
+fn into_file(
+    ctx: &Context,
+    opts: &ImportOptions,
+    file: &Path,
+    meshes: &[InputMesh],
+    o: &mut Out<'_>,
+) -> Result<(Vec<u8>, String)> {
+    Outputs::reading(inputs(opts)).check(&opts.out)?;
     let into = IntoOptions {
         allow_missing: opts.allow_missing,
     };
-    let (bytes, report) = into_bytes(ctx, file, &meshes, &into)?;
+    let (bytes, report) = into_bytes(ctx, file, meshes, &into)?;
     for r in &report.replaced {
         o.note(format_args!(
             "replaced {}: {} vertices, {} triangles ({} degenerate, left out of the tree)",
@@ -98,35 +132,38 @@ pub fn import(ctx: &Context, opts: &ImportOptions, o: &mut Out<'_>) -> Result<St
             "kept {n} as stored: hk import rewrites triangle meshes, not primitive or convex shapes"
         ))?;
     }
-    let v = verify(ctx, &bytes, opts.boxes, 1)?;
-    for f in &v.failures {
-        o.error(format_args!("{}: {f}", opts.out.display()))?;
-    }
-    if !v.failures.is_empty() {
-        o.error(format_args!(
-            "{} not written: the imported file fails its checks",
-            opts.out.display()
-        ))?;
-        return Ok(Status::Failure);
-    }
-    outputs.write(&opts.out, &bytes)?;
-    let trees = if v.codes > 0 {
-        format!(
-            "{}/{} triangles found by their own box, {} random boxes agree with brute force",
-            v.found, v.kept, v.boxes
-        )
-    } else {
-        "no MOPP code; compressed-mesh trees checked by the strict read".to_string()
-    };
-    outln!(
-        o,
-        "{} -> {}: {} shapes replaced, {} MOPP codes rebuilt; read back: {trees}, round trip byte for byte",
+    let what = format!(
+        "{} -> {}: {} shapes replaced, {} MOPP codes rebuilt",
         file.display(),
         opts.out.display(),
         report.replaced.len(),
-        report.codes,
+        report.codes
     );
-    Ok(Status::Success)
+    Ok((bytes, what))
+}
+
+/// `--game PROFILE` or `--like FILE`: a new file ([`create::create`]), its fix-ups
+/// reported on stderr.
+fn new_file(
+    ctx: &Context,
+    opts: &ImportOptions,
+    target: create::Target<'_>,
+    meshes: &[InputMesh],
+    o: &mut Out<'_>,
+) -> Result<(Vec<u8>, String)> {
+    Outputs::reading(inputs(opts)).check(&opts.out)?;
+    let c = create::create(ctx, target, meshes)?;
+    for n in &c.notes {
+        o.note(format_args!("{n}"))?;
+    }
+    let triangles: usize = meshes.iter().map(|m| m.triangles.len()).sum();
+    let what = format!(
+        "{} -> {}: a new file of {} objects, {triangles} triangles",
+        opts.mesh.display(),
+        opts.out.display(),
+        meshes.len()
+    );
+    Ok((c.bytes, what))
 }
 
 /// FILE with its collision geometry replaced by `meshes`, written as FILE's kind of file,
@@ -149,21 +186,22 @@ pub fn into_bytes(
 /// What [`verify`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Verified {
-    /// MOPP codes checked.
-    pub codes: usize,
-    /// Kept triangles found by a query of their own box, over every tree.
+    /// Trees checked (MOPP codes, compressed-mesh, compound and mesh-shape trees).
+    pub trees: usize,
+    /// Items (kept triangles, instances) found by a query of their own box, over every tree.
     pub found: usize,
-    /// Kept triangles, over every tree.
+    /// Items, over every tree.
     pub kept: usize,
-    /// Random boxes run.
+    /// Random boxes run, over every tree.
     pub boxes: usize,
     /// Everything that does not hold; empty when the file passes.
     pub failures: Vec<String>,
 }
 
 /// The checks of an imported file, in one place: it reads back strictly, writes back byte
-/// for byte, every kept triangle is found by its own box in its tree, and `boxes` random
-/// boxes (from `seed`) return every triangle whose box they overlap (brute force).
+/// for byte, and every tree passes [`check::survey`]: each kept triangle (or instance) is
+/// found by its own box, and `boxes` random boxes (from `seed`) return every item whose box
+/// they overlap (brute force).
 ///
 /// # Errors
 /// The bytes do not read as a Havok file, or its collision does not read.
@@ -182,69 +220,15 @@ pub fn verify(ctx: &Context, bytes: &[u8], boxes: usize, seed: u64) -> Result<Ve
     };
     let scene =
         collision::read_with(&doc.graph, extras.unwrap_or(&[])).map_err(hk_runtime::Error::from)?;
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    v.codes = scene.codes.len();
-    for c in 0..scene.codes.len() {
-        let r = check::check(&scene, c).map_err(hk_runtime::Error::from)?;
-        v.found += r.found;
-        v.kept += r.kept;
-        if !r.passes() {
-            v.failures.push(format!(
-                "MOPP code #{}: {}/{} triangles found by their own box, {} stray terminals, {} keys for a far box",
-                scene.codes[c].object.0,
-                r.found,
-                r.kept,
-                r.stray.len(),
-                r.far
-            ));
+    let report = check::survey(&doc.graph, &scene, boxes, seed).map_err(hk_runtime::Error::from)?;
+    for t in report.trees.iter().filter(|t| t.has_tree) {
+        v.trees += 1;
+        v.found += t.found;
+        v.kept += t.items;
+        v.boxes += t.boxes;
+        if !t.passes() {
+            v.failures.push(t.line());
         }
-        random_boxes(&scene, c, boxes, &mut rng, &mut v)?;
     }
     Ok(v)
-}
-
-/// `n` random boxes over code `c`'s triangles: every kept triangle whose box a query box
-/// overlaps must be among the keys the code returns.
-fn random_boxes(scene: &Scene, c: usize, n: usize, rng: &mut Rng, v: &mut Verified) -> Result<()> {
-    let code = &scene.codes[c];
-    let tris: Vec<check::Indexed> = check::indexed(scene, c)
-        .into_iter()
-        .filter(|t| !t.degenerate)
-        .collect();
-    let Some(all) = Aabb::of(tris.iter().flat_map(|t| [t.aabb.min, t.aabb.max])) else {
-        return Ok(());
-    };
-    let size = [0, 1, 2].map(|i| all.max[i] - all.min[i]);
-    let mut missed = 0usize;
-    for _ in 0..n {
-        let centre = [0, 1, 2].map(|i| all.min[i] + rng.unit() * size[i]);
-        // Half sizes from a hundredth to a tenth of the scene's extent.
-        let half = [0, 1, 2].map(|i| size[i] * (0.005 + 0.045 * rng.unit()));
-        let q = Aabb::centered(centre, half);
-        let keys = code.query(&q).map_err(hk_runtime::Error::from)?;
-        missed += tris
-            .iter()
-            .filter(|t| t.aabb.overlaps(&q) && keys.binary_search(&t.key).is_err())
-            .count();
-    }
-    v.boxes += n;
-    if missed > 0 {
-        v.failures.push(format!(
-            "MOPP code #{}: {missed} triangles overlapping {n} random boxes were not returned",
-            code.object.0
-        ));
-    }
-    Ok(())
-}
-
-/// A small xorshift generator: the random boxes are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn unit(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
 }

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
+use hk_runtime::collision::check;
 use hk_runtime::collision::input::InputMesh;
-use hk_runtime::collision::mopp::{check, degenerate};
+use hk_runtime::collision::mopp::degenerate;
 use hk_runtime::collision::{self, Scene, Vec3};
 use hk_runtime::file::{self, Origin};
 use hk_runtime::schema::Shape;
@@ -89,7 +90,9 @@ pub fn verify(ctx: &Context, bytes: &[u8], kind: Kind, meshes: &[InputMesh]) -> 
         .map_err(|e| Error::collision(std::path::Path::new("(new level file)"), e))?;
     let kept = surfaces_kept(doc.graph.schema());
     compare(&scene, kind, meshes, kept).map_err(bug)?;
-    check_trees(&scene).map_err(bug)
+    check::check_trees(&doc.graph, &scene, crate::collision::import::BOXES, 1)
+        .map_err(|e| bug(e.to_string()))?;
+    Ok(())
 }
 
 /// Every triangle of `scene`, in world space, with its surface id (a cm file's material
@@ -173,29 +176,6 @@ pub fn compare(
     let extra = used.iter().filter(|u| !**u).count();
     if extra > 0 {
         return Err(format!("{extra} triangles read back that no mesh holds"));
-    }
-    Ok(())
-}
-
-/// The tree checks of `scene`: every MOPP code finds each of its kept triangles by the
-/// triangle's own box and returns no key that is not a triangle of its mesh
-/// ([`check::check`]). The trees of compressed meshes and mesh shapes are checked by their
-/// readers (docs/collision-notes.md §11-13).
-///
-/// # Errors
-/// A code that fails, naming it and what it missed.
-pub fn check_trees(scene: &Scene) -> std::result::Result<(), String> {
-    for i in 0..scene.codes.len() {
-        let r = check::check(scene, i).map_err(|e| e.to_string())?;
-        if !r.passes() {
-            return Err(format!(
-                "MOPP code {i}: {} of {} kept triangles found, {} stray keys, {} far",
-                r.found,
-                r.kept,
-                r.stray.len(),
-                r.far
-            ));
-        }
     }
     Ok(())
 }
