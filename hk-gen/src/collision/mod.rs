@@ -4,6 +4,7 @@
 //! not in hk-runtime, so the library takes no drawing or glTF dependency.
 
 pub mod gltf;
+pub mod mopp;
 pub mod render;
 
 use std::io::{BufWriter, Write};

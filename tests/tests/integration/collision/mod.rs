@@ -10,3 +10,4 @@ mod level_build;
 mod mopp_build;
 mod mopp_check_cap;
 mod mopp_interpreter;
+mod mopp_rebuild;
