@@ -4,7 +4,7 @@
 //! The integer space is the one docs/mopp.md §1 describes: the origin is the minimum corner
 //! of the triangles' box and the scale puts its largest extent at 127/128 × 2²⁴ units. Each
 //! triangle's box is quantized with the query's own arithmetic. A binned split search
-//! ([`tree`]) partitions the boxes down to one triangle a leaf; the writer ([`emit`])
+//! (`tree`) partitions the boxes down to one triangle a leaf; the writer (`emit`)
 //! rescales into a node's box where it fits a smaller frame (`01`–`04`), so the 8-bit
 //! splits (`10`–`12`, `20`–`22`) and bounds (`26`–`28`) below it stay precise, writes a
 //! bound only where it cuts, and moves the terminal offset (`09`, `0A`, `0B`) so most

@@ -43,14 +43,6 @@ fn aabb(t: &[Vec3; 3]) -> Aabb {
     Aabb::of(t.iter().copied()).unwrap()
 }
 
-/// `b` grown by `d` on every side.
-fn grown(b: &Aabb, d: f32) -> Aabb {
-    Aabb {
-        min: b.min.map(|x| x - d),
-        max: b.max.map(|x| x + d),
-    }
-}
-
 /// Runs `boxes` random boxes against a brute force over the kept triangles: the query
 /// holds every overlapping triangle, and each key it returns names a kept triangle. The
 /// encoder leaves out bounds that cut little (docs/mopp.md §6), so a query may return a
@@ -260,4 +252,26 @@ fn every_byte_of_a_built_code_flipped_never_panics_or_loops() {
     // Some flips make the code unrunnable (an unknown command, a jump out); each is an
     // error, not a panic or a hang.
     assert!(errors > 0);
+}
+
+#[test]
+fn triangles_spread_on_a_geometric_scale_build_and_query() {
+    // Centres at 1.006^i: the binned split peels off a few triangles a level, so past its
+    // depth limit the tree halves at the median (docs/mopp.md §6).
+    let tris: Vec<(u32, [Vec3; 3])> = (0..4000u32)
+        .map(|i| {
+            let x = 1.006f32.powi(i as i32);
+            let s = x * 0.001;
+            (i, [[x, 0.0, 0.0], [x + s, s, 0.0], [x, s, s]])
+        })
+        .collect();
+    let code = mopp::build::build(&tris).unwrap();
+    let kept: Vec<u32> = tris
+        .iter()
+        .filter(|(_, [a, b, c])| !degenerate(*a, *b, *c))
+        .map(|(k, _)| *k)
+        .collect();
+    assert!(kept.len() > 3000);
+    assert_eq!(code.terminals().unwrap(), kept);
+    touching_boxes_find_each_triangle(&code, &tris);
 }

@@ -176,8 +176,8 @@ impl<'a> Writer<'a> {
             return;
         };
         out.extend_from_slice(&[t as u8, f[0] as u8, f[1] as u8, f[2] as u8]);
-        for a in 0..3 {
-            frame.o[a] += f[a] << (16 - frame.s);
+        for (o, f) in frame.o.iter_mut().zip(f) {
+            *o += f << (16 - frame.s);
         }
         frame.s += t;
     }

@@ -40,14 +40,27 @@ pub(super) struct Tree {
 /// Planes tried per axis: the boundaries between this many bins of the centres.
 const BINS: usize = 16;
 
+/// Below this depth a node halves its triangles at the median instead (on the axis where
+/// the centres spread most), so no input makes the tree, and the writer's recursion over
+/// it, deeper than this plus log₂ of the triangles.
+const DEEPEST: usize = 48;
+
+/// The empty box (the identity of [`grow`]).
+const EMPTY: IBox = [[i64::MAX, i64::MIN]; 3];
+
+/// Grows `acc` to hold `b`.
+fn grow(acc: &mut IBox, b: &IBox) {
+    for (x, y) in acc.iter_mut().zip(b) {
+        x[0] = x[0].min(y[0]);
+        x[1] = x[1].max(y[1]);
+    }
+}
+
 /// The union of the leaves' boxes.
 pub(super) fn union(leaves: &[Leaf]) -> IBox {
-    let mut b = [[i64::MAX, i64::MIN]; 3];
+    let mut b = EMPTY;
     for l in leaves {
-        for a in 0..3 {
-            b[a][0] = b[a][0].min(l.b[a][0]);
-            b[a][1] = b[a][1].max(l.b[a][1]);
-        }
+        grow(&mut b, &l.b);
     }
     b
 }
@@ -67,12 +80,12 @@ impl Tree {
             leaves,
         };
         let n = t.leaves.len();
-        t.node(0, n, query);
+        t.node(0, n, query, 0);
         t
     }
 
     /// Adds the node over `start..end` and its subtree; returns its index.
-    fn node(&mut self, start: usize, end: usize, query: f64) -> usize {
+    fn node(&mut self, start: usize, end: usize, query: f64, depth: usize) -> usize {
         let id = self.nodes.len();
         let b = union(&self.leaves[start..end]);
         self.nodes.push(Node {
@@ -84,11 +97,31 @@ impl Tree {
         if end - start == 1 {
             return id;
         }
-        let (axis, mid) = self.partition(start, end, query);
-        let left = self.node(start, mid, query);
-        let right = self.node(mid, end, query);
+        let (axis, mid) = if depth < DEEPEST {
+            self.partition(start, end, query)
+        } else {
+            self.halve(start, end)
+        };
+        let left = self.node(start, mid, query, depth + 1);
+        let right = self.node(mid, end, query, depth + 1);
         self.nodes[id].split = Some((axis, left, right));
         id
+    }
+
+    /// Halves `start..end` at the median centre on the axis where the centres spread most;
+    /// returns the axis and where the right half starts.
+    fn halve(&mut self, start: usize, end: usize) -> (usize, usize) {
+        let leaves = &mut self.leaves[start..end];
+        let spread = |axis: usize| {
+            let (lo, hi) = leaves.iter().fold((i64::MAX, i64::MIN), |(lo, hi), l| {
+                (lo.min(l.centre(axis)), hi.max(l.centre(axis)))
+            });
+            hi - lo
+        };
+        let axis = (0..3).max_by_key(|&a| (spread(a), 3 - a)).unwrap_or(0);
+        let mid = leaves.len() / 2;
+        leaves.select_nth_unstable_by_key(mid, |l| (l.centre(axis), l.key));
+        (axis, start + mid)
     }
 
     /// Reorders `start..end` into a left and a right part on one axis; returns the axis
@@ -106,24 +139,15 @@ impl Tree {
             let width = hi - lo;
             let bin = |c: i64| ((c - lo) as i128 * BINS as i128 / (width as i128 + 1)) as usize;
             let mut count = [0usize; BINS];
-            let mut boxes = [[[i64::MAX, i64::MIN]; 3]; BINS];
+            let mut boxes = [EMPTY; BINS];
             for l in leaves.iter() {
                 let k = bin(l.centre(axis));
                 count[k] += 1;
-                for a in 0..3 {
-                    boxes[k][a][0] = boxes[k][a][0].min(l.b[a][0]);
-                    boxes[k][a][1] = boxes[k][a][1].max(l.b[a][1]);
-                }
+                grow(&mut boxes[k], &l.b);
             }
             // Costs of the left parts (bins 0..=k) swept up, then of the right parts down.
-            let grow = |acc: &mut IBox, b: &IBox| {
-                for a in 0..3 {
-                    acc[a][0] = acc[a][0].min(b[a][0]);
-                    acc[a][1] = acc[a][1].max(b[a][1]);
-                }
-            };
             let mut left = [0f64; BINS];
-            let (mut acc, mut n) = ([[i64::MAX, i64::MIN]; 3], 0);
+            let (mut acc, mut n) = (EMPTY, 0);
             for k in 0..BINS {
                 if count[k] > 0 {
                     grow(&mut acc, &boxes[k]);
@@ -135,7 +159,7 @@ impl Tree {
                     0.0
                 };
             }
-            let (mut acc, mut n) = ([[i64::MAX, i64::MIN]; 3], 0);
+            let (mut acc, mut n) = (EMPTY, 0);
             for k in (1..BINS).rev() {
                 if count[k] > 0 {
                     grow(&mut acc, &boxes[k]);
@@ -146,7 +170,7 @@ impl Tree {
                     continue;
                 }
                 let cost = left[k - 1] + reach(&acc, query) * n as f64;
-                if best.map_or(true, |b| cost < b.0) {
+                if best.is_none_or(|b| cost < b.0) {
                     best = Some((cost, axis, lo, width, k));
                 }
             }
