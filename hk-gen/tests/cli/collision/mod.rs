@@ -7,4 +7,5 @@ mod gltf_and_render;
 mod hknp;
 mod hknp_mesh_shape;
 mod level_71;
+mod mopp_rebuild;
 mod render_memory;
