@@ -107,8 +107,12 @@ pub enum MoppCmd {
     /// Run every kept triangle's own box and print `found X/Y`; check the terminals and a
     /// far box.
     Check(MoppCheck),
-    /// Measure query throughput (queries per second) on random boxes.
+    /// Measure query throughput (queries per second) on random boxes, or with `--build N`
+    /// the encoder's speed on a synthetic terrain of N triangles.
     Bench(MoppBench),
+    /// Rebuild every MOPP code over its own triangles and compare it with the original:
+    /// bytes, commands per query, keys per box, misses.
+    Rebuild(MoppRebuild),
 }
 
 impl MoppCmd {
@@ -118,6 +122,7 @@ impl MoppCmd {
             MoppCmd::Query(c) => g.exec(c, o),
             MoppCmd::Check(c) => g.exec(c, o),
             MoppCmd::Bench(c) => g.exec(c, o),
+            MoppCmd::Rebuild(c) => g.exec(c, o),
         }
     }
 }
@@ -178,8 +183,13 @@ impl Run for MoppCheck {
 /// `hk mopp bench`.
 #[derive(Debug, Args)]
 pub struct MoppBench {
-    /// The file.
-    file: PathBuf,
+    /// The file (not with `--build`).
+    #[arg(required_unless_present = "build")]
+    file: Option<PathBuf>,
+    /// Instead of queries, build a code over a synthetic terrain of this many triangles
+    /// and print the seconds it took.
+    #[arg(long, value_name = "N", conflicts_with = "file")]
+    build: Option<usize>,
     /// Queries to run.
     #[arg(long, default_value_t = 100_000)]
     queries: usize,
@@ -193,7 +203,36 @@ impl Run for MoppBench {
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
-        collision::bench(ctx, &self.file, self.queries, o)
+        match (self.build, self.file) {
+            (Some(n), _) => collision::mopp::build_bench(n, o),
+            (None, Some(file)) => collision::bench(ctx, &file, self.queries, o),
+            (None, None) => Err(hk_gen::Error::usage("a file or --build N")),
+        }
+    }
+}
+
+/// `hk mopp rebuild`.
+#[derive(Debug, Args)]
+pub struct MoppRebuild {
+    /// The file.
+    file: PathBuf,
+    /// Random boxes to run through both codes.
+    #[arg(long, default_value_t = 10_000)]
+    boxes: usize,
+    /// The seed of the random boxes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[command(flatten)]
+    schema: MoppSchema,
+}
+
+impl Run for MoppRebuild {
+    fn schema(&self) -> Option<&Path> {
+        self.schema.schema.as_deref()
+    }
+
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        collision::mopp::rebuild(ctx, &self.file, self.boxes, self.seed, o)
     }
 }
 

@@ -7,6 +7,7 @@ pub mod create;
 pub mod gltf;
 pub mod import;
 pub mod meshin;
+pub mod mopp;
 pub mod render;
 pub mod trees;
 

@@ -11,7 +11,6 @@ use std::path::Path;
 use hk_gen::sample::level71;
 use hk_runtime::collision::hkp::level_build::{BodyDesc, ShapeDesc};
 use hk_runtime::collision::mopp::check;
-use hk_runtime::collision::mopp::MARGIN;
 use hk_runtime::collision::{self, Aabb, Scene, ShapeKind};
 use hk_runtime::file::{self, Schemas};
 use hk_runtime::packfile::graph::read::ReadOptions;
@@ -178,8 +177,7 @@ fn the_built_mopp_code_finds_every_triangle_and_matches_brute_force() {
     let tris = check::indexed(&scene, 0);
     let code = &scene.codes[0];
     let all = Aabb::of(tris.iter().flat_map(|t| [t.aabb.min, t.aabb.max])).unwrap();
-    let slack = (MARGIN + 1) as f32 / code.scale;
-    let (mut hits, mut empty) = (0, 0);
+    let (mut hits, mut empty, mut returned) = (0, 0, 0);
     for q in hk_gen::collision::random_boxes(&all, 1500, 0.3, 17) {
         let got = code.query(&q).unwrap();
         let mut want: Vec<u32> = tris
@@ -191,19 +189,20 @@ fn the_built_mopp_code_finds_every_triangle_and_matches_brute_force() {
         for k in &want {
             assert!(got.binary_search(k).is_ok(), "key {k} missed by {q:?}");
         }
-        // Nothing returned lies further than the quantization from the box.
-        let near = Aabb {
-            min: q.min.map(|x| x - slack),
-            max: q.max.map(|x| x + slack),
-        };
         for k in &got {
-            let t = tris.iter().find(|t| t.key == *k).unwrap();
-            assert!(t.aabb.overlaps(&near), "key {k} for {q:?}");
+            assert!(tris.iter().any(|t| t.key == *k), "key {k} for {q:?}");
         }
         hits += want.len();
+        returned += got.len();
         empty += usize::from(want.is_empty());
     }
     assert!(hits > 1500 && empty > 0, "{hits} hits, {empty} empty boxes");
+    // The encoder writes a bound only where it cuts enough (docs/mopp.md §6): a query
+    // returns a few triangles near its box, not many.
+    assert!(
+        returned * 4 <= hits * 5,
+        "{returned} keys for {hits} overlaps"
+    );
 }
 
 #[test]

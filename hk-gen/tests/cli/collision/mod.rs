@@ -11,5 +11,6 @@ mod hknp_mesh_shape;
 mod import;
 mod level_71;
 mod mesh_input;
+mod mopp_rebuild;
 mod render_memory;
 mod trees;

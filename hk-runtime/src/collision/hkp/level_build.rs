@@ -582,11 +582,8 @@ impl B {
         )?;
         let bytes = built.bytes.iter().map(|&x| Value::UInt(x.into())).collect();
         self.set(code, "data", Value::list(bytes))?;
-        let build_type = it(
-            "hkpMoppCode",
-            "BuildType",
-            "BUILT_WITHOUT_CHUNK_SUBDIVISION",
-        )?;
+        // As every corpus code stores it (docs/mopp.md §1).
+        let build_type = it("hkpMoppCode", "BuildType", "BUILT_WITH_CHUNK_SUBDIVISION")?;
         self.num(code, "buildType", build_type)?;
         self.set(tree, "code", Value::object(code))?;
         self.set(tree, "child.childShape", Value::object(mesh))?;

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use crate::collision::math::Aabb;
+use crate::collision::math::{Aabb, Vec3};
 use crate::collision::mopp::{degenerate, Budget, Code};
 use crate::collision::{CollisionError, Result, Scene};
 
@@ -52,6 +52,19 @@ pub fn indexed(scene: &Scene, code: usize) -> Vec<Indexed> {
                     degenerate: degenerate(a, b, c),
                 });
             }
+        }
+    }
+    out
+}
+
+/// The triangles of every mesh under code `code` as shape keys and corners, in the code's
+/// space (what [`crate::collision::mopp::build::build`] takes).
+pub fn triangles(scene: &Scene, code: usize) -> Vec<(u32, [Vec3; 3])> {
+    let mut out = Vec::new();
+    for (_, m) in scene.meshes().filter(|(_, m)| m.code == Some(code)) {
+        let p: Vec<_> = m.vertices.iter().map(|&v| m.to_code.apply(v)).collect();
+        for t in &m.triangles {
+            out.push((t.key, t.v.map(|i| p[i as usize])));
         }
     }
     out

@@ -5,6 +5,7 @@
 
 pub mod build;
 pub mod check;
+pub mod measure;
 
 use crate::graph::{Graph, ObjectId};
 

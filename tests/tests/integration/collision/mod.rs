@@ -13,3 +13,4 @@ mod mopp_build;
 mod mopp_check_cap;
 mod mopp_interpreter;
 mod trees;
+mod mopp_rebuild;
