@@ -69,7 +69,9 @@ pub fn import(ctx: &Context, opts: &ImportOptions, o: &mut Out<'_>) -> Result<St
         Target::Game(p) => new_file(ctx, opts, create::Target::Profile(p), &meshes, o)?,
         Target::Like(f) => new_file(ctx, opts, create::Target::Like(f), &meshes, o)?,
     };
+    let t = std::time::Instant::now();
     let v = verify(ctx, &bytes, opts.boxes, 1)?;
+    let checked = t.elapsed().as_secs_f64();
     for f in &v.failures {
         o.error(format_args!("{}: {f}", opts.out.display()))?;
     }
@@ -83,7 +85,7 @@ pub fn import(ctx: &Context, opts: &ImportOptions, o: &mut Out<'_>) -> Result<St
     Outputs::reading(inputs(opts)).write(&opts.out, &bytes)?;
     outln!(
         o,
-        "{what}; read back: {}/{} triangles and instances found by their own box in {} trees, {} random boxes agree with brute force, round trip byte for byte",
+        "{what}; read back: {}/{} triangles and instances found by their own box in {} trees, {} random boxes agree with brute force, round trip byte for byte ({checked:.2} s)",
         v.found, v.kept, v.trees, v.boxes
     );
     Ok(Status::Success)
@@ -112,7 +114,9 @@ fn into_file(
     let into = IntoOptions {
         allow_missing: opts.allow_missing,
     };
+    let start = std::time::Instant::now();
     let (bytes, report) = into_bytes(ctx, file, meshes, &into)?;
+    let built = start.elapsed().as_secs_f64();
     for r in &report.replaced {
         o.note(format_args!(
             "replaced {}: {} vertices, {} triangles ({} degenerate, left out of the tree)",
@@ -133,7 +137,7 @@ fn into_file(
         ))?;
     }
     let what = format!(
-        "{} -> {}: {} shapes replaced, {} MOPP codes rebuilt",
+        "{} -> {}: {} shapes replaced, {} MOPP codes rebuilt, in {built:.2} s",
         file.display(),
         opts.out.display(),
         report.replaced.len(),
@@ -158,10 +162,12 @@ fn new_file(
     }
     let triangles: usize = meshes.iter().map(|m| m.triangles.len()).sum();
     let what = format!(
-        "{} -> {}: a new file of {} objects, {triangles} triangles",
+        "{} -> {}: a new file of {} objects, {triangles} triangles, built in {:.2} s, its triangles checked in {:.2} s",
         opts.mesh.display(),
         opts.out.display(),
-        meshes.len()
+        meshes.len(),
+        c.built.as_secs_f64(),
+        c.checked.as_secs_f64()
     );
     Ok((c.bytes, what))
 }

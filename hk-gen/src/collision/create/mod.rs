@@ -45,6 +45,10 @@ pub struct Created {
     pub bytes: Vec<u8>,
     /// The fix-ups made to fit the format (split objects, dropped names), one line each.
     pub notes: Vec<String>,
+    /// The time building the shapes, their trees and the file's bytes took.
+    pub built: std::time::Duration,
+    /// The time the checks of the new file took ([`verify::verify`]).
+    pub checked: std::time::Duration,
 }
 
 /// The shape kind a generation's level collision uses.
@@ -89,6 +93,7 @@ pub fn create(ctx: &Context, target: Target<'_>, meshes: &[InputMesh]) -> Result
         return Err(Error::usage("no mesh object to build a level from"));
     }
     let plan = plan(ctx, target)?;
+    let start = std::time::Instant::now();
     let mut notes = Vec::new();
     let (graph, extras) = match plan.kind {
         Kind::Mopp => (
@@ -109,8 +114,14 @@ pub fn create(ctx: &Context, target: Target<'_>, meshes: &[InputMesh]) -> Result
         }
     };
     let bytes = write(&graph, plan.writer, extras)?;
+    let built = start.elapsed();
     verify::verify(ctx, &bytes, plan.kind, meshes)?;
-    Ok(Created { bytes, notes })
+    Ok(Created {
+        bytes,
+        notes,
+        built,
+        checked: start.elapsed() - built,
+    })
 }
 
 /// The shape kind of generation `name` in `container`, `None` when hk makes no level

@@ -71,11 +71,17 @@ fn longest(b: &Aabb) -> usize {
     }
 }
 
-/// Splits `ids` at the median of the face centres along their longest axis.
-fn halve(faces: &[Face], mut ids: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
-    let axis = longest(&bounds(ids.iter().map(|&i| centre(&faces[i]))));
-    ids.sort_by(|&a, &b| centre(&faces[a])[axis].total_cmp(&centre(&faces[b])[axis]));
-    let right = ids.split_off(ids.len() / 2);
+/// Splits `ids` at the median of the face centres (`centres`, per face) along their
+/// longest axis: a selection, linear in the faces, so the whole build is `n log n`.
+fn halve(centres: &[Vec3], mut ids: Vec<usize>) -> (Vec<usize>, Vec<usize>) {
+    let axis = longest(&bounds(ids.iter().map(|&i| centres[i])));
+    let mid = ids.len() / 2;
+    ids.select_nth_unstable_by(mid, |&a, &b| {
+        centres[a][axis]
+            .total_cmp(&centres[b][axis])
+            .then(a.cmp(&b))
+    });
+    let right = ids.split_off(mid);
     (ids, right)
 }
 
@@ -109,6 +115,7 @@ pub fn build(faces: &[Face], opts: &BuildOptions) -> Result<MeshShapeData> {
         ..MeshShapeData::default()
     };
     // Groups of faces: small enough in count and extent (a work list, not recursion).
+    let centres: Vec<Vec3> = faces.iter().map(centre).collect();
     let mut groups = Vec::new();
     let mut work = vec![(0..faces.len()).collect::<Vec<_>>()];
     while let Some(ids) = work.pop() {
@@ -118,6 +125,9 @@ pub fn build(faces: &[Face], opts: &BuildOptions) -> Result<MeshShapeData> {
         let b = bounds(ids.iter().flat_map(|&i| faces[i].points.iter().copied()));
         let wide = (0..3).any(|a| b.max[a] - b.min[a] > reach);
         if ids.len() <= opts.faces_per_section && !wide {
+            // Faces in input order within a section, whatever the selection left.
+            let mut ids = ids;
+            ids.sort_unstable();
             groups.push(ids);
         } else if ids.len() == 1 {
             return Err(bad(format!(
@@ -125,7 +135,7 @@ pub fn build(faces: &[Face], opts: &BuildOptions) -> Result<MeshShapeData> {
                 ids[0]
             )));
         } else {
-            let (l, r) = halve(faces, ids);
+            let (l, r) = halve(&centres, ids);
             work.push(r);
             work.push(l);
         }

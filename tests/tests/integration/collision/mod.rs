@@ -12,5 +12,5 @@ mod level_build;
 mod mopp_build;
 mod mopp_check_cap;
 mod mopp_interpreter;
-mod trees;
 mod mopp_rebuild;
+mod trees;
