@@ -159,6 +159,36 @@ impl Context {
         Ok(file::open(bytes, &self.schemas, self.read)?)
     }
 
+    /// Reads back a file hk has just built, strictly: with the read limits, and, when only
+    /// the default memory limit refuses it (the user gave no `--max-memory`), again with
+    /// four times that limit, saying so (`true`): the file is hk's own, and a later read
+    /// of it needs `--max-memory`.
+    ///
+    /// # Errors
+    /// As [`Context::open_bytes`].
+    pub fn open_written(&self, bytes: &[u8]) -> Result<(Document, bool)> {
+        let strict = self.read.with_lenient(false);
+        match file::open(bytes, &self.schemas, strict) {
+            Ok(doc) => Ok((doc, false)),
+            Err(e)
+                if self.read.limits.max_memory.is_none()
+                    && matches!(
+                        e.kind(),
+                        hk_runtime::ErrorKind::Read(hk_runtime::error::ReadError::Limit {
+                            limit: hk_runtime::error::Limit::Memory,
+                            ..
+                        })
+                    ) =>
+            {
+                let limits = self.read.limits;
+                let raised = limits.memory_for(bytes.len() as u64).saturating_mul(4);
+                let opts = strict.with_limits(limits.with_max_memory(Some(raised)));
+                Ok((file::open(bytes, &self.schemas, opts)?, true))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// Reads a Havok file, or Havok XML (`<hkpackfile>`) as the packfile it describes.
     ///
     /// # Errors

@@ -83,6 +83,13 @@ pub fn import(ctx: &Context, opts: &ImportOptions, o: &mut Out<'_>) -> Result<St
         return Ok(Status::Failure);
     }
     Outputs::reading(inputs(opts)).write(&opts.out, &bytes)?;
+    if v.over_memory {
+        o.note(format_args!(
+            "{}: reading it takes more memory than the default limit (16 times the file plus 64M); read it with --max-memory {}M",
+            opts.out.display(),
+            (bytes.len() as u64 * 64 + (64 << 20)) >> 20
+        ))?;
+    }
     outln!(
         o,
         "{what}; read back: {}/{} triangles and instances found by their own box in {} trees, {} random boxes agree with brute force, round trip byte for byte ({checked:.2} s)",
@@ -202,6 +209,9 @@ pub struct Verified {
     pub boxes: usize,
     /// Everything that does not hold; empty when the file passes.
     pub failures: Vec<String>,
+    /// Whether reading the file back takes more memory than the default read limit (a
+    /// later read needs `--max-memory`).
+    pub over_memory: bool,
 }
 
 /// The checks of an imported file, in one place: it reads back strictly, writes back byte
@@ -212,8 +222,11 @@ pub struct Verified {
 /// # Errors
 /// The bytes do not read as a Havok file, or its collision does not read.
 pub fn verify(ctx: &Context, bytes: &[u8], boxes: usize, seed: u64) -> Result<Verified> {
-    let doc = ctx.open_bytes(bytes)?;
-    let mut v = Verified::default();
+    let (doc, raised) = ctx.open_written(bytes)?;
+    let mut v = Verified {
+        over_memory: raised,
+        ..Verified::default()
+    };
     if hk_runtime::file::write(&doc)? != bytes {
         v.failures
             .push("it does not write back byte for byte".to_string());

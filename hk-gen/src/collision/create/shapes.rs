@@ -34,6 +34,15 @@ pub const MOPP_SURFACE: u32 = 63;
 /// primitive`, sections of at most 128 primitives) then fit 16 bits (§11).
 pub const BV_TRIANGLES: usize = 1 << 15;
 
+/// Triangles and vertices of one 2016 `hknpCompressedMeshShape` hk builds: its vertices
+/// used by several sections are stored once in a shared array of at most 65,536
+/// (docs/collision-notes.md §12.2), which a mesh of at most that many vertices never
+/// overflows; its keys, like the bv meshes', stay within 16 bits.
+pub const CM_TRIANGLES: usize = 1 << 15;
+
+/// See [`CM_TRIANGLES`].
+pub const CM_VERTICES: usize = 1 << 16;
+
 /// The widest face (metres) a phive mesh section holds at the default 1 mm grid: 65,000
 /// steps of 1/512 m (docs/collision-notes.md §13).
 pub const PHIVE_FACE: f32 = 65000.0 / 512.0;
@@ -304,25 +313,41 @@ pub fn compressed(
     let mut placed = Vec::new();
     for m in meshes {
         check_mesh(m)?;
-        let mut input = hknp::build::MeshInput {
-            vertices: m.vertices.clone(),
-            ..Default::default()
-        };
-        for t in &m.triangles {
-            let id = surface_id(m, t, u32::from(u16::MAX), "a 16-bit material value")?;
-            input.primitives.push([t.v[0], t.v[1], t.v[2], t.v[2]]);
-            input.materials.push(id as u16);
+        let ids = m
+            .triangles
+            .iter()
+            .map(|t| surface_id(m, t, u32::from(u16::MAX), "a 16-bit material value"))
+            .collect::<Result<Vec<u32>>>()?;
+        let parts = chunks(m, CM_TRIANGLES, CM_VERTICES);
+        if parts.len() > 1 {
+            notes.push(format!(
+                "{}: {} vertices and {} triangles split into {} compressed meshes (instances of the compound; one holds at most {CM_VERTICES} vertices and {CM_TRIANGLES} triangles)",
+                m.name,
+                m.vertices.len(),
+                m.triangles.len(),
+                parts.len()
+            ));
         }
-        let layout = hknp::build::add_compressed_mesh(&mut g, &input)?;
-        placed.push(Placed {
-            shape: layout.shape,
-            transform: Affine::IDENTITY,
-            scale: [1.0; 3],
-            local: Aabb::of(m.vertices.iter().copied()).unwrap_or(Aabb {
-                min: [0.0; 3],
-                max: [0.0; 3],
-            }),
-        });
+        for (vertices, tris) in parts {
+            let mut input = hknp::build::MeshInput {
+                vertices,
+                ..Default::default()
+            };
+            for (k, v) in tris {
+                input.primitives.push([v[0], v[1], v[2], v[2]]);
+                input.materials.push(ids[k] as u16);
+            }
+            let layout = hknp::build::add_compressed_mesh(&mut g, &input)?;
+            placed.push(Placed {
+                shape: layout.shape,
+                transform: Affine::IDENTITY,
+                scale: [1.0; 3],
+                local: Aabb::of(input.vertices.iter().copied()).unwrap_or(Aabb {
+                    min: [0.0; 3],
+                    max: [0.0; 3],
+                }),
+            });
+        }
     }
     if placed.len() > 1 {
         notes.push(format!(

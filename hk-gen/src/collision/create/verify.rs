@@ -78,7 +78,7 @@ pub fn surfaces_kept(schema: &Schema) -> bool {
 /// tree that fails its check. Each is a bug of the builders, never a user error.
 pub fn verify(ctx: &Context, bytes: &[u8], kind: Kind, meshes: &[InputMesh]) -> Result<()> {
     let bug = |what: String| Error::usage(format!("the new level file fails its check: {what}"));
-    let doc = file::open(bytes, ctx.schemas(), ctx.read_options().with_lenient(false))?;
+    let (doc, _) = ctx.open_written(bytes)?;
     if file::write(&doc)? != bytes {
         return Err(bug("it does not write back byte for byte".into()));
     }
