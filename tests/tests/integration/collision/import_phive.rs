@@ -201,3 +201,37 @@ fn phive_meshes_moved_with_a_triangle_added_show_both() {
 fn after_palette_len(doc: &Document) -> usize {
     scene(doc).phive.map_or(0, |p| p.len())
 }
+
+#[test]
+fn a_surface_id_past_the_palette_without_phive_data_names_object_and_face() {
+    let (path, _) = files().remove(0);
+    let before = scene(&open(&std::fs::read(&path).unwrap()));
+    let mut meshes = from_scene(&before);
+    let t = &mut meshes[1].triangles[2];
+    t.surface.id = Some(99);
+    t.surface.phive = None;
+    let face = t.face;
+    let mut doc = open(&std::fs::read(&path).unwrap());
+    let mut extras = extras(&doc);
+    let e = import::into_with(
+        &mut doc.graph,
+        Some(&mut extras),
+        &meshes,
+        &IntoOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains(&meshes[1].name) && e.contains(&format!("face {face}")) && e.contains("palette"),
+        "{e}"
+    );
+    // Without the container's sections a mesh shape is refused, naming an object.
+    let e = import::into(
+        &mut doc.graph,
+        &from_scene(&before),
+        &IntoOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("hknpMeshShape"), "{e}");
+}
