@@ -67,6 +67,16 @@ pub(super) fn apply(
     let mut palette = Palette::from_extras(extras).unwrap_or_default();
     let before = palette.clone();
     for (&id, js) in &by_object {
+        if let Some(other) = js.iter().find(|j| prefix(&j.name) != prefix(&js[0].name)) {
+            return Err(err(
+                &other.name,
+                format!(
+                    "its hknpMeshShape is shared with {}: hk import rewrites a shared mesh shape through one body",
+                    js[0].name
+                ),
+            )
+            .into());
+        }
         let mut faces = Vec::new();
         for j in js {
             for t in &j.input.triangles {
