@@ -191,7 +191,16 @@ pub fn into_bytes(
     opts: &IntoOptions,
 ) -> Result<(Vec<u8>, IntoReport)> {
     let mut doc = ctx.open(file)?;
-    let report = import::into(&mut doc.graph, meshes, opts).map_err(|e| e.in_file(file))?;
+    // A phive file's material and hit-mask arrays follow its TAG0; a rebuilt mesh shape
+    // may append to them.
+    let extras = match &mut doc.origin {
+        hk_runtime::file::Origin::Tagfile { file, .. } => {
+            file.phive.as_mut().map(|p| &mut p.extras)
+        }
+        _ => None,
+    };
+    let report =
+        import::into_with(&mut doc.graph, extras, meshes, opts).map_err(|e| e.in_file(file))?;
     let bytes = hk_runtime::file::write(&doc).map_err(|e| e.in_file(file))?;
     Ok((bytes, report))
 }

@@ -190,8 +190,10 @@ impl<'g> Walker<'g> {
                 for inst in triangles::compound(&r)? {
                     let start = out.len();
                     self.walk(inst.shape, at.then(&inst.to_parent), depth + 1, out)?;
-                    // A compound's shape key is the instance's index (as a list's).
+                    // A compound's shape key is the instance's index (as a list's), and
+                    // its meshes are named `…@index`, as a static compound's.
                     for m in &mut out[start..] {
+                        m.name = format!("{}@{}", m.name, inst.index);
                         m.triangles
                             .iter_mut()
                             .for_each(|t| t.key = inst.index as u32);

@@ -9,6 +9,7 @@ mod gltf_and_render;
 mod hknp;
 mod hknp_mesh_shape;
 mod import;
+mod import_hknp;
 mod level_71;
 mod mesh_input;
 mod mopp_rebuild;

@@ -74,7 +74,7 @@ fn replaced(j: &Job<'_>) -> Replaced {
 }
 
 /// Two meshes for one shared child give the same triangles in its space.
-fn agree(a: &Job<'_>, b: &Job<'_>) -> Result<()> {
+pub(super) fn agree(a: &Job<'_>, b: &Job<'_>) -> Result<()> {
     let same = a.input.triangles.len() == b.input.triangles.len()
         && a.input
             .triangles
@@ -105,7 +105,12 @@ fn agree(a: &Job<'_>, b: &Job<'_>) -> Result<()> {
 
 /// Copies members `members` of the object `from` (the last of the graph, just built) into
 /// `to`, then removes `from`.
-fn transplant(g: &mut Graph, from: ObjectId, to: ObjectId, members: &[&str]) -> Result<()> {
+pub(super) fn transplant(
+    g: &mut Graph,
+    from: ObjectId,
+    to: ObjectId,
+    members: &[&str],
+) -> Result<()> {
     for m in members {
         let v = g.get(from, m)?;
         g.set(to, m, v)?;
@@ -159,7 +164,7 @@ fn rebuild_compounds(g: &mut Graph, changed: &[ObjectId]) -> Result<()> {
 
 /// The box a child shape's triangles span in its own space (a point for a shape without
 /// triangles).
-fn child_box(scene: &Scene, shape: ObjectId) -> Aabb {
+pub(super) fn child_box(scene: &Scene, shape: ObjectId) -> Aabb {
     scene
         .meshes()
         .find(|(_, m)| m.object == shape)

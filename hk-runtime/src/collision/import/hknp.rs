@@ -6,12 +6,21 @@
 //! data-run value; triangles without one (what `hk export` writes for these meshes) keep
 //! the value the triangle of the same number held, when the triangle count is unchanged,
 //! else 0.
+//!
+//! Every `hknpCompoundShape` above a rebuilt mesh gets a new instance tree, box and
+//! bounding radius over its instances' placed boxes ([`build::add_compound`]); its
+//! instances are kept. A mesh several instances share is rewritten once, from meshes that
+//! agree in its own space.
 
 use std::collections::BTreeMap;
 
-use crate::collision::access::Rec;
+use crate::collision::access::{is_a, Rec};
+use crate::collision::hknp::build::{self, Placed};
 use crate::collision::hknp::compressed_build::{self, MeshInput};
+use crate::collision::hknp::triangles;
+use crate::collision::import::bvmesh::{agree, child_box};
 use crate::collision::import::{err, IntoReport, Job, Replaced};
+use crate::collision::math::Affine;
 use crate::collision::mopp::degenerate;
 use crate::collision::ShapeKind;
 use crate::graph::{Graph, ObjectId};
@@ -20,6 +29,9 @@ use crate::Result;
 /// The members of the shape and of its data object a rebuild replaces.
 const SHAPE_MEMBERS: [&str; 3] = ["numShapeKeyBits", "quadIsFlat", "triangleIsInternal"];
 const DATA_MEMBERS: [&str; 1] = ["meshTree"];
+
+/// The members of a compound a rebuild of its children replaces.
+const COMPOUND_MEMBERS: [&str; 3] = ["aabb", "boundingVolumeData", "boundingRadius"];
 
 /// Rewrites the compressed-mesh jobs of `jobs` in `graph`.
 pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport) -> Result<()> {
@@ -31,20 +43,9 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
         by_object.entry(j.mesh.object).or_default().push(j);
     }
     for (&id, js) in &by_object {
-        if js.len() > 1 {
-            return Err(err(
-                &js[1].name,
-                format!("its shape is shared with {}: hk import rewrites a shared compressed mesh only through one object", js[0].name),
-            )
-            .into());
-        }
         let j = js[0];
-        if j.body.object != id {
-            return Err(err(
-                &j.name,
-                "hk import does not rewrite a compressed mesh inside a compound yet (its instance tree would keep the old boxes)",
-            )
-            .into());
+        for other in &js[1..] {
+            agree(j, other)?;
         }
         let view = graph.with_struct_values().into_owned();
         let data = Rec::object(&view, id)?
@@ -95,20 +96,69 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
         // The two new objects are the last; the later first.
         graph.remove_object(built.shape.max(new_data))?;
         graph.remove_object(built.shape.min(new_data))?;
-        report.replaced.push(Replaced {
-            name: j.name.clone(),
-            vertices: j.vertices.len(),
-            triangles: j.input.triangles.len(),
-            degenerate: j
-                .input
-                .triangles
-                .iter()
-                .filter(|t| {
-                    let [a, b, c] = j.corners(t);
-                    degenerate(a, b, c)
-                })
-                .count(),
-        });
+        for j in js {
+            report.replaced.push(replaced(j));
+        }
+    }
+    let changed: Vec<ObjectId> = by_object.keys().copied().collect();
+    rebuild_compounds(graph, &changed)
+}
+
+/// Gives every `hknpCompoundShape` that holds a mesh of `changed` a new instance tree,
+/// box and bounding radius.
+fn rebuild_compounds(g: &mut Graph, changed: &[ObjectId]) -> Result<()> {
+    let compounds: Vec<ObjectId> = (0..g.objects.len() as u32)
+        .map(ObjectId)
+        .filter(|&id| is_a(g.schema(), g.class_name(id), "hknpCompoundShape"))
+        .collect();
+    for id in compounds {
+        let view = g.with_struct_values().into_owned();
+        let r = Rec::object(&view, id)?;
+        let used = triangles::compound(&r)?;
+        if !used.iter().any(|i| changed.contains(&i.shape)) {
+            continue;
+        }
+        let scene = crate::collision::read(&view)?;
+        let elements = r.rec("instances")?.recs("elements")?;
+        let mut slots: Vec<Option<Placed>> = vec![None; elements.len()];
+        for i in &used {
+            let e = &elements[i.index];
+            let transform = Affine::from_transform(e.floats("transform", 16)?)
+                .ok_or_else(|| e.err("transform", "expected 16 floats"))?;
+            slots[i.index] = Some(Placed {
+                shape: i.shape,
+                transform,
+                scale: e.vec3("scale")?,
+                local: child_box(&scene, i.shape),
+            });
+        }
+        let first_new = g.objects.len() as u32;
+        let built = build::add_compound(g, &slots)?;
+        for m in COMPOUND_MEMBERS {
+            let v = g.get(built, m)?;
+            g.set(id, m, v)?;
+        }
+        for k in (first_new..g.objects.len() as u32).rev() {
+            g.remove_object(ObjectId(k))?;
+        }
     }
     Ok(())
+}
+
+/// What one job replaced.
+fn replaced(j: &Job<'_>) -> Replaced {
+    Replaced {
+        name: j.name.clone(),
+        vertices: j.vertices.len(),
+        triangles: j.input.triangles.len(),
+        degenerate: j
+            .input
+            .triangles
+            .iter()
+            .filter(|t| {
+                let [a, b, c] = j.corners(t);
+                degenerate(a, b, c)
+            })
+            .count(),
+    }
 }

@@ -11,7 +11,8 @@
 //! |---|---|
 //! | extended / storage mesh subpart under a MOPP | vertices, indices, per-triangle materials, the shape's box, `cachedNumChildShapes`, the MOPP code (`hkp`) |
 //! | `hkpBvCompressedMeshShape`, alone or in an `hkpStaticCompoundShape` | the mesh's `tree` (sections, primitives, vertices, data runs, nodes), the compound's instance tree (`bvmesh`) |
-//! | `hknpCompressedMeshShape` (id Tech `cm`) | the data object's `meshTree`, the shape's key width and quad bits (`hknp`) |
+//! | `hknpCompressedMeshShape` (id Tech `cm`), alone or in an `hknpCompoundShape` | the data object's `meshTree`, the shape's key width and quad bits, the compound's instance tree, box and radius (`hknp`) |
+//! | `hknpMeshShape` (phive `.bphsh`) | the grid steps, key width, tag table, both trees and sections, the primitive mapping, the container's palette (`mesh_shape`) |
 //!
 //! Other shapes (primitives, convex shapes) are kept as stored; a mesh object naming one
 //! is reported, not applied.
@@ -19,6 +20,7 @@
 mod bvmesh;
 mod hknp;
 mod hkp;
+mod mesh_shape;
 
 use std::collections::HashMap;
 
@@ -26,6 +28,7 @@ use crate::collision::input::{InputMesh, InputTriangle, Surface};
 use crate::collision::math::{Affine, Vec3};
 use crate::collision::{self, Body, CollisionError, Mesh, Scene, ShapeKind};
 use crate::graph::Graph;
+use crate::tagfile::phive::Extra;
 use crate::Result;
 
 /// How [`into`] matches meshes to shapes.
@@ -108,18 +111,39 @@ pub fn from_scene(scene: &Scene) -> Vec<InputMesh> {
 fn rewritable(k: ShapeKind) -> bool {
     matches!(
         k,
-        ShapeKind::ExtendedMesh | ShapeKind::BvCompressedMesh | ShapeKind::CompressedMesh
+        ShapeKind::ExtendedMesh
+            | ShapeKind::BvCompressedMesh
+            | ShapeKind::CompressedMesh
+            | ShapeKind::MeshShape
     )
 }
 
-/// Replaces the geometry of `graph`'s collision with `meshes`, matched by name.
+/// Replaces the geometry of `graph`'s collision with `meshes`, matched by name: [`into_with`]
+/// without container sections (a phive file's `hknpMeshShape` needs them).
+///
+/// # Errors
+/// As [`into_with`].
+pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Result<IntoReport> {
+    into_with(graph, None, meshes, opts)
+}
+
+/// Replaces the geometry of `graph`'s collision with `meshes`, matched by name; `extras`
+/// are the phive container's sections after the TAG0, whose material and hit-mask arrays
+/// get the phive surfaces a rebuilt `hknpMeshShape` needs. The mesh objects of an
+/// `hknpMeshShape` are matched by the shape: every object named `body/shape#N/…` goes into
+/// its one rebuild, whatever sections it had.
 ///
 /// # Errors
 /// A mesh object that names no shape, or a rewritable shape no mesh names (both unless
 /// [`IntoOptions::allow_missing`]); two mesh objects with one name; a vertex the inverse
 /// placement cannot reach; a surface id the shape cannot store (naming object and face);
-/// a shape form hk cannot rewrite yet; and what the graph edits report.
-pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Result<IntoReport> {
+/// an `hknpMeshShape` without `extras`; and what the graph edits report.
+pub fn into_with(
+    graph: &mut Graph,
+    extras: Option<&mut Vec<Extra>>,
+    meshes: &[InputMesh],
+    opts: &IntoOptions,
+) -> Result<IntoReport> {
     let scene = collision::read(graph)?;
     let mut by_name: HashMap<String, &InputMesh> = HashMap::new();
     for m in meshes {
@@ -131,8 +155,32 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
     // Matched meshes, with their input in shape space.
     let mut jobs: Vec<Job<'_>> = Vec::new();
     let mut used: Vec<&str> = Vec::new();
+    let mut shapes_seen = Vec::new();
     for (b, m) in scene.meshes() {
         let name = export_name(b, m);
+        if m.kind == ShapeKind::MeshShape {
+            if shapes_seen.contains(&(b.object, m.object)) {
+                continue;
+            }
+            shapes_seen.push((b.object, m.object));
+            let prefix = mesh_shape::prefix(&name);
+            let mut inputs: Vec<&InputMesh> = meshes
+                .iter()
+                .filter(|i| mesh_shape::names_shape(prefix, &clean(&i.name)))
+                .collect();
+            inputs.sort_by_key(|i| clean(&i.name));
+            if inputs.is_empty() {
+                if !opts.allow_missing {
+                    return Err(err(&format!("{prefix}*"), "no mesh object names this hknpMeshShape (the shape would be left without a mesh; --allow-missing keeps it as stored)").into());
+                }
+                report.missing.push(format!("{prefix}*"));
+            }
+            for input in inputs {
+                used.push(input.name.as_str());
+                jobs.push(job(clean(&input.name), b, m, input)?);
+            }
+            continue;
+        }
         let Some(input) = by_name.get(&name) else {
             if rewritable(m.kind) {
                 if !opts.allow_missing {
@@ -143,32 +191,11 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
             continue;
         };
         used.push(input.name.as_str());
-        if m.kind == ShapeKind::MeshShape {
-            return Err(err(
-                &name,
-                "hk import does not rewrite the hknpMeshShape of a phive file yet",
-            )
-            .into());
-        }
         if !rewritable(m.kind) {
             report.kept.push(name);
             continue;
         }
-        let to_world = b.to_world.then_inner(&m.to_body);
-        let back = Inverse::of(&to_world).ok_or_else(|| {
-            err(
-                &name,
-                "its placement cannot be inverted (a zero scale): its vertices cannot be taken back into the shape's space",
-            )
-        })?;
-        let vertices = input.vertices.iter().map(|&p| back.apply(p)).collect();
-        jobs.push(Job {
-            name,
-            body: b,
-            mesh: m,
-            input,
-            vertices,
-        });
+        jobs.push(job(name, b, m, input)?);
     }
     for m in meshes {
         if !used.contains(&m.name.as_str()) {
@@ -186,14 +213,33 @@ pub fn into(graph: &mut Graph, meshes: &[InputMesh], opts: &IntoOptions) -> Resu
     hkp::apply(graph, &jobs, &mut report)?;
     bvmesh::apply(graph, &jobs, &mut report)?;
     hknp::apply(graph, &jobs, &mut report)?;
+    mesh_shape::apply(graph, extras, &jobs, &mut report)?;
     Ok(report)
+}
+
+/// The job of `input` replacing mesh `m` of body `b`: its vertices taken into the mesh's
+/// space.
+fn job<'a>(name: String, b: &'a Body, m: &'a Mesh, input: &'a InputMesh) -> Result<Job<'a>> {
+    let to_world = b.to_world.then_inner(&m.to_body);
+    let back = Inverse::of(&to_world).ok_or_else(|| {
+        err(
+            &name,
+            "its placement cannot be inverted (a zero scale): its vertices cannot be taken back into the shape's space",
+        )
+    })?;
+    let vertices = input.vertices.iter().map(|&p| back.apply(p)).collect();
+    Ok(Job {
+        name,
+        mesh: m,
+        input,
+        vertices,
+    })
 }
 
 /// One shape to rewrite: its mesh as read, the input that replaces it, the input's
 /// vertices in the mesh's space.
 pub(crate) struct Job<'a> {
     pub(crate) name: String,
-    pub(crate) body: &'a Body,
     pub(crate) mesh: &'a Mesh,
     pub(crate) input: &'a InputMesh,
     pub(crate) vertices: Vec<Vec3>,

@@ -8,6 +8,7 @@ mod hknp_shapes;
 mod hkp_shapes;
 mod import_compressed;
 mod import_hkp;
+mod import_phive;
 mod level_build;
 mod mopp_build;
 mod mopp_check_cap;
