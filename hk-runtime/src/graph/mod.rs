@@ -67,11 +67,20 @@ impl PartialEq for Graph {
 fn has_struct_columns(v: &Value) -> bool {
     match v {
         Value::Array(Array::Struct(_)) => true,
-        Value::Struct(vs) | Value::CArray(vs) | Value::Array(Array::Values(vs)) => {
-            vs.iter().any(has_struct_columns)
+        Value::Struct(vs) | Value::CArray(vs) => vs.iter().any(has_struct_columns),
+        // An array's elements are of one member type: an array of numbers (a mesh's
+        // millions of indices) holds no columns, which its first element shows.
+        Value::Array(Array::Values(vs)) => {
+            vs.first().is_some_and(could_hold_columns) && vs.iter().any(has_struct_columns)
         }
         _ => false,
     }
+}
+
+/// Whether a value of `v`'s kind can hold an array of structs (a struct, a C array, an
+/// array).
+fn could_hold_columns(v: &Value) -> bool {
+    matches!(v, Value::Struct(_) | Value::CArray(_) | Value::Array(_))
 }
 
 /// Turns every array of structs stored as columns in `v` into struct values.

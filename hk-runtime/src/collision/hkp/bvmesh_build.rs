@@ -11,6 +11,7 @@ use crate::graph::Floats;
 use crate::graph::{default_values, Graph, ObjectId, Ptr, Value};
 use crate::schema::Shape;
 
+use crate::collision::access::Rec;
 use crate::collision::hkp::compound::{flags_of, W_BASE};
 use crate::collision::hkp::pack::{self, encode_shared, Node, SectionCodec, Storage};
 use crate::collision::math::{Aabb, Vec3};
@@ -577,6 +578,15 @@ pub fn build_compound(
             ),
         ));
     }
+    // The children's stored boxes, from one view of the graph with struct values (a view
+    // per child would walk the whole graph once per instance).
+    let stored: Vec<Aabb> = {
+        let view = g.with_struct_values();
+        instances
+            .iter()
+            .map(|i| stored_box(&view, i.shape, i.child_box))
+            .collect()
+    };
     let mut values = Vec::with_capacity(instances.len());
     let mut boxes = Vec::with_capacity(instances.len());
     for (k, i) in instances.iter().enumerate() {
@@ -589,7 +599,7 @@ pub fn build_compound(
         }
         let t = crate::collision::math::Affine::from_qs(&qs)
             .ok_or_else(|| fail("instances", "bad transform"))?;
-        let b = stored_box(g, i.shape, i.child_box);
+        let b = stored[k];
         let corners = (0..8)
             .map(|c| t.apply([0, 1, 2].map(|a| if c >> a & 1 == 1 { b.max[a] } else { b.min[a] })));
         boxes.push(Aabb::of(corners).unwrap_or(b));
@@ -639,8 +649,10 @@ pub fn build_compound(
 /// `given` grown to hold the vertices a compressed-mesh child decodes to: quantisation moves
 /// a vertex up to half a step, possibly outside the box of the vertices it was built from,
 /// and a leaf box must hold what queries see. Any other child keeps `given`.
-fn stored_box(g: &Graph, child: ObjectId, given: Aabb) -> Aabb {
-    let Ok(mesh) = super::bvmesh::decode(g, child) else {
+/// `given`, grown to hold the decoded vertices of `child` in `view` (a graph with struct
+/// values, [`Graph::with_struct_values`]).
+fn stored_box(view: &Graph, child: ObjectId, given: Aabb) -> Aabb {
+    let Ok(mesh) = Rec::object(view, child).and_then(|r| super::bvmesh::decode_rec(&r)) else {
         return given;
     };
     let corners = mesh
