@@ -275,3 +275,37 @@ fn triangles_spread_on_a_geometric_scale_build_and_query() {
     assert_eq!(code.terminals().unwrap(), kept);
     touching_boxes_find_each_triangle(&code, &tris);
 }
+
+#[test]
+fn boxes_outside_a_small_code_find_nothing() {
+    // A tetrahedron: four triangles, a tree so small that bounds inside the code's space
+    // would never pay; boxes past it on every side must still find nothing.
+    let p: [Vec3; 4] = [
+        [10., 5., 10.],
+        [12., 5., 10.],
+        [11., 7., 11.],
+        [11., 5., 12.],
+    ];
+    let tris: Vec<(u32, [Vec3; 3])> = [[0, 1, 2], [1, 3, 2], [3, 0, 2], [0, 3, 1]]
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (k as u32, t.map(|i| p[i])))
+        .collect();
+    let code = mopp::build::build(&tris).expect("a code");
+    against_brute_force(&code, &tris, 500, 3);
+    for axis in 0..3 {
+        for far in [-1000.0f32, -3.0, 3.0, 1000.0] {
+            let mut min = [9.0f32, 4.0, 9.0];
+            let mut max = [13.0f32, 8.0, 13.0];
+            let edge = if far < 0.0 { min[axis] } else { max[axis] };
+            min[axis] = edge + far.min(0.0) + if far > 0.0 { far } else { 0.0 } - 0.5;
+            max[axis] = min[axis] + 0.5;
+            let q = Aabb { min, max };
+            assert_eq!(
+                code.query(&q).unwrap(),
+                Vec::<u32>::new(),
+                "axis {axis}, {far}: {q:?}"
+            );
+        }
+    }
+}

@@ -103,8 +103,11 @@ impl<'a> Writer<'a> {
     /// The code of the whole tree.
     pub fn code(&self) -> Vec<u8> {
         let frame = Frame { o: [0; 3], s: 0 };
-        let top = (1i64 << 24) - 1;
-        self.node(0, frame, [[0, top]; 3], 0)
+        // Queries may lie anywhere, past the code's space too (a box a kilometre away):
+        // against this window the root's bounds always pay, so no query outside the
+        // triangles' box reaches a terminal, however small the tree.
+        let far = 1i64 << 40;
+        self.node(0, frame, [[-far, far]; 3], 0)
     }
 
     /// The code of node `id`, position-independent (every jump relative and forward).
