@@ -319,6 +319,8 @@ pub enum ErrorKind {
     Io(IoError),
     /// A file's collision (bodies, shapes, MOPP code) that cannot be read or run.
     Collision(CollisionError),
+    /// A file's skeletons or animations that cannot be read or decoded.
+    Anim(AnimError),
 }
 
 /// What the operating system said when it refused a read or write: its
@@ -386,6 +388,68 @@ impl CollisionError {
     }
 }
 
+/// What went wrong reading a skeleton or an animation: an object whose members do not make
+/// sense, or compressed data that cannot be decoded (named by its byte in the data array).
+/// Converts into [`Error`] (of kind [`ErrorKind::Anim`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnimError {
+    /// A member whose value does not make sense.
+    #[error("{object} ({member}): {message}")]
+    Member {
+        /// The object, `#id Class`.
+        object: String,
+        /// `Class.member`.
+        member: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Compressed data that cannot be decoded.
+    #[error("{object} ({member}), byte {offset} (0x{offset:X}): {message}")]
+    Data {
+        /// The object, `#id Class`.
+        object: String,
+        /// `Class.member`: the array holding the data.
+        member: String,
+        /// The byte in that array.
+        offset: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+#[cfg_attr(not(feature = "front"), allow(dead_code))]
+impl AnimError {
+    /// A member error on `member` of `object`.
+    pub(crate) fn member(
+        object: impl Into<String>,
+        member: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Box<AnimError> {
+        Box::new(AnimError::Member {
+            object: object.into(),
+            member: member.into(),
+            message: message.into(),
+        })
+    }
+
+    /// A data error at byte `offset` of `member` of `object`.
+    #[allow(dead_code)]
+    pub(crate) fn data(
+        object: impl Into<String>,
+        member: impl Into<String>,
+        offset: usize,
+        message: impl Into<String>,
+    ) -> Box<AnimError> {
+        Box::new(AnimError::Data {
+            object: object.into(),
+            member: member.into(),
+            offset,
+            message: message.into(),
+        })
+    }
+}
+
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -395,6 +459,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Convert(e) => e.fmt(f),
             ErrorKind::Io(e) => e.fmt(f),
             ErrorKind::Collision(e) => e.fmt(f),
+            ErrorKind::Anim(e) => e.fmt(f),
         }
     }
 }
@@ -634,6 +699,18 @@ impl From<CollisionError> for Error {
 
 impl From<Box<CollisionError>> for Error {
     fn from(e: Box<CollisionError>) -> Self {
+        Error::from(*e)
+    }
+}
+
+impl From<AnimError> for Error {
+    fn from(e: AnimError) -> Self {
+        Error::new(ErrorKind::Anim(e))
+    }
+}
+
+impl From<Box<AnimError>> for Error {
+    fn from(e: Box<AnimError>) -> Self {
         Error::from(*e)
     }
 }

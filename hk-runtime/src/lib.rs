@@ -33,6 +33,8 @@ pub mod types;
 pub mod graph;
 
 #[cfg(feature = "front")]
+pub mod anim;
+#[cfg(feature = "front")]
 pub mod collision;
 #[cfg(feature = "front")]
 pub mod convert;

@@ -10,6 +10,8 @@
 
 pub mod check;
 mod path;
+#[cfg_attr(not(feature = "front"), allow(dead_code))]
+pub(crate) mod rec;
 mod value;
 
 use std::sync::atomic::{AtomicU64, Ordering};

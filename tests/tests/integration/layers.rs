@@ -17,7 +17,7 @@ fn layer(top: &str) -> Option<u8> {
         "schema" => 2,
         "graph" => 3,
         "packfile" | "tagfile" => 4,
-        "file" | "dump" | "diff" | "convert" | "typed" | "collision" => 5,
+        "file" | "dump" | "diff" | "convert" | "typed" | "collision" | "anim" => 5,
         "lib" => 6,
         _ => return None,
     })

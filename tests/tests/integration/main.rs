@@ -2,6 +2,7 @@
 //! each kind of test goes). Run one subject with
 //! `cargo test -p hk-tests --test integration packfile::`.
 
+mod anim;
 mod collision;
 mod dump;
 mod hostile;

@@ -1,0 +1,3 @@
+//! Skeletons and animations (`hk_runtime::anim`, docs/animation.md).
+
+mod interleaved;
