@@ -216,12 +216,8 @@ impl Run for MoppBench {
 pub struct MoppRebuild {
     /// The file.
     file: PathBuf,
-    /// Random boxes to run through both codes.
-    #[arg(long, default_value_t = 10_000)]
-    boxes: usize,
-    /// The seed of the random boxes.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    boxes: super::trees::Boxes,
     #[command(flatten)]
     schema: MoppSchema,
 }
@@ -232,7 +228,7 @@ impl Run for MoppRebuild {
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
-        collision::mopp::rebuild(ctx, &self.file, self.boxes, self.seed, o)
+        collision::mopp::rebuild(ctx, &self.file, self.boxes.boxes, self.boxes.seed, o)
     }
 }
 

@@ -32,18 +32,25 @@ impl CollisionCmd {
     }
 }
 
+/// The random boxes a tree check runs (the same through the original and a rebuilt tree).
+#[derive(Debug, Args)]
+pub struct Boxes {
+    /// Random boxes per tree, each compared with brute force.
+    #[arg(long, default_value_t = 10_000)]
+    pub boxes: usize,
+    /// Where the random boxes start (the same number gives the same boxes).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
 /// `hk collision check`.
 #[derive(Debug, Args)]
 pub struct CollisionCheck {
     /// The files.
     #[arg(required = true)]
     files: Vec<PathBuf>,
-    /// Random boxes per tree, each compared with brute force.
-    #[arg(long, default_value_t = 10_000)]
-    boxes: usize,
-    /// Where the random boxes start (the same number gives the same boxes).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    boxes: Boxes,
     #[command(flatten)]
     schema: SchemaArg,
 }
@@ -54,7 +61,7 @@ impl Run for CollisionCheck {
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
-        trees::check_files(ctx, &self.files, self.boxes, self.seed, o)
+        trees::check_files(ctx, &self.files, self.boxes.boxes, self.boxes.seed, o)
     }
 }
 
@@ -63,12 +70,8 @@ impl Run for CollisionCheck {
 pub struct CollisionRebuild {
     /// The file.
     file: PathBuf,
-    /// Random boxes, the same for the original and the rebuilt tree.
-    #[arg(long, default_value_t = 10_000)]
-    boxes: usize,
-    /// Where the random boxes start.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    boxes: Boxes,
     #[command(flatten)]
     schema: SchemaArg,
 }
@@ -79,6 +82,6 @@ impl Run for CollisionRebuild {
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
-        trees::rebuild_file(ctx, &self.file, self.boxes, self.seed, o)
+        trees::rebuild_file(ctx, &self.file, self.boxes.boxes, self.boxes.seed, o)
     }
 }

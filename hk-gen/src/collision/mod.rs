@@ -469,36 +469,6 @@ pub fn check(ctx: &Context, path: &Path, o: &mut Out<'_>) -> Result<Status> {
     Ok(Status::from_ok(ok))
 }
 
-/// A xorshift generator: reproducible boxes without a dependency.
-fn xorshift(mut state: u64) -> impl FnMut() -> f32 {
-    move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
-/// Random boxes over `within`: each axis of a box spans up to `size` of the box's extent.
-pub fn random_boxes(within: &Aabb, n: usize, size: f32, seed: u64) -> Vec<Aabb> {
-    let mut r = xorshift(seed.max(1));
-    (0..n)
-        .map(|_| {
-            let mut b = Aabb {
-                min: [0.0; 3],
-                max: [0.0; 3],
-            };
-            for i in 0..3 {
-                let ext = within.max[i] - within.min[i];
-                let lo = within.min[i] + r() * ext;
-                b.min[i] = lo;
-                b.max[i] = lo + r() * size * ext;
-            }
-            b
-        })
-        .collect()
-}
-
 /// `hk mopp bench FILE`: runs `queries` random boxes (up to a tenth of the mesh's extent
 /// on each axis) through each MOPP code and prints queries per second.
 ///
@@ -514,7 +484,8 @@ pub fn bench(ctx: &Context, path: &Path, queries: usize, o: &mut Out<'_>) -> Res
         let Some(within) = Aabb::of(tris.iter().flat_map(|t| [t.aabb.min, t.aabb.max])) else {
             continue;
         };
-        let boxes = random_boxes(&within, queries.max(1), 0.1, 0x5EED + i as u64);
+        let boxes =
+            hk_runtime::collision::math::random_boxes(&within, queries.max(1), 0x5EED + i as u64);
         let t0 = Instant::now();
         let mut keys = 0usize;
         for b in &boxes {

@@ -164,3 +164,36 @@ impl Aabb {
         (0..3).all(|i| p[i] >= self.min[i] - tolerance && p[i] <= self.max[i] + tolerance)
     }
 }
+
+/// A xorshift generator of floats in [0, 1): reproducible without a dependency.
+fn xorshift(mut state: u64) -> impl FnMut() -> f32 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    }
+}
+
+/// `n` random boxes over `within` from `seed`: per axis a minimum anywhere in the box and
+/// a side up to a tenth of its extent (the boxes of `hk mopp bench`, `hk mopp rebuild`
+/// and the tree checks).
+pub fn random_boxes(within: &Aabb, n: usize, seed: u64) -> Vec<Aabb> {
+    random_boxes_sized(within, n, 0.1, seed)
+}
+
+/// [`random_boxes`] whose sides reach up to `size` of the extent on each axis.
+pub fn random_boxes_sized(within: &Aabb, n: usize, size: f32, seed: u64) -> Vec<Aabb> {
+    let mut r = xorshift(seed.max(1));
+    (0..n)
+        .map(|_| {
+            let mut b = *within;
+            for i in 0..3 {
+                let ext = within.max[i] - within.min[i];
+                b.min[i] = within.min[i] + r() * ext;
+                b.max[i] = b.min[i] + r() * size * ext;
+            }
+            b
+        })
+        .collect()
+}

@@ -178,7 +178,7 @@ fn the_built_mopp_code_finds_every_triangle_and_matches_brute_force() {
     let code = &scene.codes[0];
     let all = Aabb::of(tris.iter().flat_map(|t| [t.aabb.min, t.aabb.max])).unwrap();
     let (mut hits, mut empty, mut returned) = (0, 0, 0);
-    for q in hk_gen::collision::random_boxes(&all, 1500, 0.3, 17) {
+    for q in hk_runtime::collision::math::random_boxes_sized(&all, 1500, 0.3, 17) {
         let got = code.query(&q).unwrap();
         let mut want: Vec<u32> = tris
             .iter()

@@ -15,6 +15,7 @@ pub mod tree;
 
 use crate::graph::Graph;
 
+pub use crate::collision::math::random_boxes;
 pub use kinds::{subjects, Item, Subject};
 use tree::{Budget, Tree};
 
@@ -164,33 +165,6 @@ pub fn survey(graph: &Graph, scene: &Scene, boxes: usize, seed: u64) -> Result<T
         r.trees.push(check_subject(&s, &b)?);
     }
     Ok(r)
-}
-
-/// A xorshift generator of floats in [0, 1).
-fn xorshift(mut state: u64) -> impl FnMut() -> f32 {
-    move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
-/// `n` random boxes over `within` from `seed`: per axis a corner anywhere in the box and
-/// a width up to a tenth of its extent.
-pub fn random_boxes(within: &Aabb, n: usize, seed: u64) -> Vec<Aabb> {
-    let mut r = xorshift(seed.max(1));
-    (0..n)
-        .map(|_| {
-            let mut b = *within;
-            for i in 0..3 {
-                let ext = within.max[i] - within.min[i];
-                b.min[i] = within.min[i] + r() * ext;
-                b.max[i] = b.min[i] + r() * 0.1 * ext;
-            }
-            b
-        })
-        .collect()
 }
 
 /// Items sorted by the low x of their boxes, for brute-force overlap queries.

@@ -11,9 +11,8 @@ use std::collections::BTreeMap;
 use crate::collision::access::{is_a, Rec};
 use crate::collision::hkp::bvmesh_build::{self, InstanceInput};
 use crate::collision::hkp::compound::{self, FLAG_CONVEX};
-use crate::collision::import::{err, IntoReport, Job, Replaced};
+use crate::collision::import::{err, IntoReport, Job};
 use crate::collision::math::{Aabb, Vec3};
-use crate::collision::mopp::degenerate;
 use crate::collision::{Scene, ShapeKind};
 use crate::graph::{Graph, ObjectId};
 use crate::Result;
@@ -48,29 +47,11 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
         let built = bvmesh_build::build_mesh(graph, &j.vertices, &tris, &data)?;
         transplant(graph, built, id, &["tree"])?;
         for j in js {
-            report.replaced.push(replaced(j));
+            report.replaced.push(j.replaced(|p| p));
         }
     }
     let changed: Vec<ObjectId> = by_object.keys().copied().collect();
     rebuild_compounds(graph, &changed)
-}
-
-/// What one job replaced.
-fn replaced(j: &Job<'_>) -> Replaced {
-    Replaced {
-        name: j.name.clone(),
-        vertices: j.vertices.len(),
-        triangles: j.input.triangles.len(),
-        degenerate: j
-            .input
-            .triangles
-            .iter()
-            .filter(|t| {
-                let [a, b, c] = j.corners(t);
-                degenerate(a, b, c)
-            })
-            .count(),
-    }
 }
 
 /// Two meshes for one shared child give the same triangles in its space.

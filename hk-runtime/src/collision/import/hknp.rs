@@ -19,9 +19,8 @@ use crate::collision::hknp::build::{self, Placed};
 use crate::collision::hknp::compressed_build::{self, MeshInput};
 use crate::collision::hknp::triangles;
 use crate::collision::import::bvmesh::{agree, child_box};
-use crate::collision::import::{err, IntoReport, Job, Replaced};
+use crate::collision::import::{err, IntoReport, Job};
 use crate::collision::math::Affine;
-use crate::collision::mopp::degenerate;
 use crate::collision::ShapeKind;
 use crate::graph::{Graph, ObjectId};
 use crate::Result;
@@ -97,7 +96,7 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
         graph.remove_object(built.shape.max(new_data))?;
         graph.remove_object(built.shape.min(new_data))?;
         for j in js {
-            report.replaced.push(replaced(j));
+            report.replaced.push(j.replaced(|p| p));
         }
     }
     let changed: Vec<ObjectId> = by_object.keys().copied().collect();
@@ -143,22 +142,4 @@ fn rebuild_compounds(g: &mut Graph, changed: &[ObjectId]) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// What one job replaced.
-fn replaced(j: &Job<'_>) -> Replaced {
-    Replaced {
-        name: j.name.clone(),
-        vertices: j.vertices.len(),
-        triangles: j.input.triangles.len(),
-        degenerate: j
-            .input
-            .triangles
-            .iter()
-            .filter(|t| {
-                let [a, b, c] = j.corners(t);
-                degenerate(a, b, c)
-            })
-            .count(),
-    }
 }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::collision::access::{ints, objects, Rec};
 use crate::collision::hkp::mesh::{index_array, subpart_transform, width_of};
-use crate::collision::import::{err, IntoReport, Job, Replaced};
+use crate::collision::import::{err, IntoReport, Job};
 use crate::collision::math::{Aabb, Vec3};
 use crate::collision::mopp::{self, degenerate};
 use crate::collision::{self, ShapeKind};
@@ -34,20 +34,9 @@ pub(super) fn apply(graph: &mut Graph, jobs: &[Job<'_>], report: &mut IntoReport
         if let Some(c) = j.mesh.code {
             codes.insert(old.codes[c].object);
         }
-        report.replaced.push(Replaced {
-            name: j.name.clone(),
-            vertices: j.vertices.len(),
-            triangles: j.input.triangles.len(),
-            degenerate: j
-                .input
-                .triangles
-                .iter()
-                .filter(|t| {
-                    let [a, b, c] = j.corners(t).map(|p| j.mesh.to_code.apply(p));
-                    degenerate(a, b, c)
-                })
-                .count(),
-        });
+        report
+            .replaced
+            .push(j.replaced(|p| j.mesh.to_code.apply(p)));
     }
     for s in shapes {
         shape_totals(graph, s)?;

@@ -16,9 +16,8 @@ use std::collections::BTreeMap;
 use crate::collision::access::Rec;
 use crate::collision::hknp::mesh_build::{self, BuildOptions, Face};
 use crate::collision::hknp::mesh_shape::{Palette, PhiveSurface, NO_TAG};
-use crate::collision::import::{err, IntoReport, Job, Replaced};
+use crate::collision::import::{err, IntoReport, Job};
 use crate::collision::input::InputTriangle;
-use crate::collision::mopp::degenerate;
 use crate::collision::ShapeKind;
 use crate::graph::{Graph, ObjectId};
 use crate::tagfile::phive::Extra;
@@ -86,7 +85,7 @@ pub(super) fn apply(
                     tag,
                 });
             }
-            report.replaced.push(replaced(j));
+            report.replaced.push(j.replaced(|p| p));
         }
         let data = mesh_build::build(&faces, &BuildOptions::default())
             .map_err(|e| err(&js[0].name, e.to_string()))?;
@@ -114,24 +113,6 @@ pub(super) fn apply(
         store(extras, &palette);
     }
     Ok(())
-}
-
-/// What one job replaced.
-fn replaced(j: &Job<'_>) -> Replaced {
-    Replaced {
-        name: j.name.clone(),
-        vertices: j.vertices.len(),
-        triangles: j.input.triangles.len(),
-        degenerate: j
-            .input
-            .triangles
-            .iter()
-            .filter(|t| {
-                let [a, b, c] = j.corners(t);
-                degenerate(a, b, c)
-            })
-            .count(),
-    }
 }
 
 /// The shape tag of triangle `t` of job `j`, appending its phive surface to `palette`

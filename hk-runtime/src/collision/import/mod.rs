@@ -250,6 +250,26 @@ impl Job<'_> {
     pub(crate) fn corners(&self, t: &InputTriangle) -> [Vec3; 3] {
         t.v.map(|i| self.vertices[i as usize])
     }
+
+    /// What this job replaced; `to_tree` takes a corner into the space the shape's tree
+    /// judges degenerate triangles in (docs/mopp.md §4).
+    pub(crate) fn replaced(&self, to_tree: impl Fn(Vec3) -> Vec3) -> Replaced {
+        let degenerate = self
+            .input
+            .triangles
+            .iter()
+            .filter(|t| {
+                let [a, b, c] = self.corners(t).map(&to_tree);
+                crate::collision::mopp::degenerate(a, b, c)
+            })
+            .count();
+        Replaced {
+            name: self.name.clone(),
+            vertices: self.vertices.len(),
+            triangles: self.input.triangles.len(),
+            degenerate,
+        }
+    }
 }
 
 /// Every triangle names vertices of its mesh.

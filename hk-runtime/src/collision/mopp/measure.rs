@@ -2,6 +2,7 @@
 //! query runs and the keys it returns over random boxes, and the triangles it misses
 //! against a brute-force overlap test.
 
+pub use crate::collision::math::random_boxes;
 use crate::collision::math::{Aabb, Vec3};
 use crate::collision::mopp::{degenerate, Budget, Code};
 use crate::collision::Result;
@@ -22,32 +23,6 @@ pub struct Figures {
     pub own_misses: usize,
     /// Terminals that name a degenerate triangle or no triangle.
     pub stray: usize,
-}
-
-/// `n` random boxes over `within` from `seed`: per axis a minimum anywhere in the box and
-/// a side up to a tenth of its extent (the boxes of `hk mopp bench`).
-pub fn random_boxes(within: &Aabb, n: usize, seed: u64) -> Vec<Aabb> {
-    let mut state = seed.max(1);
-    let mut r = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 40) as f32 / (1u64 << 24) as f32
-    };
-    (0..n)
-        .map(|_| {
-            let mut b = Aabb {
-                min: [0.0; 3],
-                max: [0.0; 3],
-            };
-            for i in 0..3 {
-                let ext = within.max[i] - within.min[i];
-                b.min[i] = within.min[i] + r() * ext;
-                b.max[i] = b.min[i] + r() * 0.1 * ext;
-            }
-            b
-        })
-        .collect()
 }
 
 /// Measures `code` over `triangles` (shape keys and corners in the code's space) with
