@@ -10,7 +10,7 @@
 //! input plus 64 MiB) and for the time it took; the run ends with a summary.
 //!
 //! `cargo run --release -p hk-tests --example fuzz -- [ROUNDS]
-//!  [all|packfiles|tagfiles|xml|binary-tagfiles|schema-folders] [--mode bytes|structure|both]
+//!  [all|packfiles|tagfiles|xml|binary-tagfiles|schema-folders|animations] [--mode bytes|structure|both]
 //!  [--minutes N] [--seed S]`
 //!
 //! With `--minutes N` the files are taken round-robin until N minutes have passed (ROUNDS is
@@ -18,8 +18,10 @@
 //! Havok XML text instead (`xml.rs`); `binary-tagfiles` the old binary tagfiles, with
 //! insertions, deletions and cuts besides corruptions, and with `--mode structure` changes
 //! to their records (`binary.rs`); `schema-folders` the shipped schema folders,
-//! structurally (`schema.rs`).
+//! structurally (`schema.rs`); `animations` every decodable animation of the corpus with one
+//! member changed in its graph (`anim.rs`).
 
+mod anim;
 mod binary;
 mod schema;
 mod structure;
@@ -84,9 +86,8 @@ fn args() -> Args {
                 a.rounds = x.parse().unwrap();
                 positional += 1;
             }
-            "all" | "packfiles" | "tagfiles" | "xml" | "binary-tagfiles" | "schema-folders" => {
-                a.which = x
-            }
+            "all" | "packfiles" | "tagfiles" | "xml" | "binary-tagfiles" | "schema-folders"
+            | "animations" => a.which = x,
             other => panic!("unknown argument `{other}`"),
         }
     }
@@ -263,6 +264,14 @@ fn main() {
             on(Mode::Structure),
         ) {
             std::process::exit(1);
+        }
+        return;
+    }
+    if a.which == "animations" {
+        if let Some(corpus) = hk_tests::corpus("fuzz") {
+            if !anim::run(&corpus, a.rounds, a.minutes, a.seed) {
+                std::process::exit(1);
+            }
         }
         return;
     }
