@@ -14,17 +14,20 @@
 //! | [`binding`] | the track-to-bone and track-to-slot maps and the blend hint |
 //! | [`interleaved`] | uncompressed animations: every frame stored |
 //! | [`math`] | quaternion and interpolation helpers |
+//! | [`reference_frame`] | root motion: translation and yaw samples |
 
 mod access;
 pub mod binding;
 pub mod interleaved;
 pub mod math;
+pub mod reference_frame;
 pub mod skeleton;
 
 use crate::graph::{Graph, ObjectId};
 
 pub use crate::error::AnimError;
 pub use binding::{Binding, BlendHint};
+pub use reference_frame::ReferenceFrame;
 pub use skeleton::{Bone, Skeleton};
 
 use access::Rec;
