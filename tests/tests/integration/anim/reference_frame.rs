@@ -31,9 +31,9 @@ fn every_animref_reference_frame_samples_as_stored() {
             let step = rf.duration / (n - 1) as f32;
             for (k, s) in rf.samples.iter().enumerate() {
                 let t = rf.sample(k as f32 * step);
-                for i in 0..3 {
+                for (got, want) in t.translation.iter().zip(s) {
                     assert!(
-                        (t.translation[i] - s[i]).abs() <= 1e-4 * (1.0 + s[i].abs()),
+                        (got - want).abs() <= 1e-4 * (1.0 + want.abs()),
                         "{name} {k}"
                     );
                 }
