@@ -16,6 +16,7 @@
 mod block;
 mod bytes;
 mod eval;
+mod frames;
 mod quat;
 
 use super::access::Rec;
@@ -23,7 +24,7 @@ use super::math::normalize;
 use super::{Decoder, Frames, Result, Transform};
 
 use block::{BlockAt, Channel, Pools};
-use eval::{Basis, Curve};
+use eval::Curve;
 
 /// A decoded spline-compressed animation.
 #[derive(Clone, Debug)]
@@ -239,9 +240,16 @@ impl SplineAnimation {
 /// A transform from a translation, a rotation (normalised here) and a scale.
 #[inline]
 fn transform(t: [f32; 4], r: [f32; 4], s: [f32; 4]) -> Transform {
+    let n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    let rotation = if n2 > 0.0 && n2.is_finite() {
+        let k = 1.0 / n2.sqrt();
+        [r[0] * k, r[1] * k, r[2] * k, r[3] * k]
+    } else {
+        normalize(r)
+    };
     Transform {
         translation: [t[0], t[1], t[2]],
-        rotation: normalize(r),
+        rotation,
         scale: [s[0], s[1], s[2]],
     }
 }
@@ -299,76 +307,12 @@ impl Decoder for SplineAnimation {
             transforms: vec![Transform::IDENTITY; n * t],
             floats: Vec::new(),
         };
-        let mut cache = BasisCache::default();
+        let mut cache = frames::Caches::default();
         for b in 0..self.blocks.len() {
             let first = b * self.step;
             let count = (n - first).min(self.step + 1);
             self.block_frames(b, first, count, &mut out.transforms, &mut cache);
         }
         Ok(out)
-    }
-}
-
-/// The basis weights of the block's frames for the last knot vector seen.
-#[derive(Default)]
-struct BasisCache {
-    knots: Vec<f32>,
-    degree: usize,
-    weights: Vec<Basis>,
-}
-
-impl BasisCache {
-    /// The weights at frames `0..count` of `c`'s knot vector.
-    fn get(&mut self, c: &Curve<'_>, count: usize) -> &[Basis] {
-        if self.degree != c.degree || self.knots != c.knots || self.weights.len() != count {
-            self.degree = c.degree;
-            self.knots.clear();
-            self.knots.extend_from_slice(c.knots);
-            self.weights.clear();
-            self.weights.extend((0..count).map(|u| c.basis(u as f32)));
-        }
-        &self.weights
-    }
-}
-
-impl SplineAnimation {
-    /// Writes block `b`'s `count` frames, from frame `first`, into `out` (every frame of
-    /// every track), channel by channel.
-    fn block_frames(
-        &self,
-        b: usize,
-        first: usize,
-        count: usize,
-        out: &mut [Transform],
-        cache: &mut BasisCache,
-    ) {
-        let t = self.tracks;
-        let rows = &mut out[first * t..(first + count) * t];
-        for (k, ch) in self.blocks[b].chunks_exact(3).enumerate() {
-            for (part, c) in ch.iter().enumerate() {
-                match c {
-                    Channel::Const(v) => rows
-                        .chunks_exact_mut(t)
-                        .for_each(|r| set(&mut r[k], part, *v)),
-                    Channel::Spline(s) => {
-                        let curve = self.curve(s);
-                        let w = cache.get(&curve, count);
-                        for (r, bw) in rows.chunks_exact_mut(t).zip(w) {
-                            set(&mut r[k], part, curve.at(bw));
-                        }
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Sets part `part` (0 translation, 1 rotation, normalised, 2 scale) of `o` to `v`.
-#[inline]
-fn set(o: &mut Transform, part: usize, v: [f32; 4]) {
-    match part {
-        0 => o.translation = [v[0], v[1], v[2]],
-        1 => o.rotation = normalize(v),
-        _ => o.scale = [v[0], v[1], v[2]],
     }
 }
