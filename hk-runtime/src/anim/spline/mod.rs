@@ -99,7 +99,8 @@ fn shape(rec: &Rec<'_>) -> Result<Shape> {
     if frames == 0 {
         return Err(rec.err("numFrames", "an animation of no frames"));
     }
-    if !(2..=256).contains(&per_block) && !(frames == 1 && per_block == 1) {
+    let fits = (2..=256).contains(&per_block) || (frames == 1 && per_block == 1);
+    if !fits {
         return Err(rec.err("maxFramesPerBlock", format!("{per_block} frames per block")));
     }
     let step = per_block.saturating_sub(1).max(1);
