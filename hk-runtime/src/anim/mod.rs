@@ -13,6 +13,7 @@
 //! | [`skeleton`] | bones, parents, the reference pose and float slots |
 //! | [`binding`] | the track-to-bone and track-to-slot maps and the blend hint |
 //! | [`interleaved`] | uncompressed animations: every frame stored |
+//! | [`spline`] | spline-compressed animations: quantized B-splines per block |
 //! | [`math`] | quaternion and interpolation helpers |
 //! | [`reference_frame`] | root motion: translation and yaw samples |
 
@@ -22,6 +23,7 @@ pub mod interleaved;
 pub mod math;
 pub mod reference_frame;
 pub mod skeleton;
+pub mod spline;
 
 use crate::graph::{Graph, ObjectId};
 
@@ -192,6 +194,8 @@ type Reader = for<'g> fn(&Rec<'g>) -> Result<Box<dyn Decoder + 'g>>;
 const FORMATS: &[(&str, Reader)] = &[
     ("hkaInterleavedUncompressedAnimation", interleaved::read),
     ("hkaInterleavedSkeletalAnimation", interleaved::read),
+    ("hkaSplineCompressedAnimation", spline::read),
+    ("hkaSplineSkeletalAnimation", spline::read),
 ];
 
 /// Whether class `class` (or a parent) is an animation hk can decode.

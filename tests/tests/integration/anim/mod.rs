@@ -2,3 +2,4 @@
 
 mod interleaved;
 mod reference_frame;
+mod spline;
