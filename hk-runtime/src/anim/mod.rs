@@ -13,12 +13,16 @@
 //! | [`skeleton`] | bones, parents, the reference pose and float slots |
 //! | [`binding`] | the track-to-bone and track-to-slot maps and the blend hint |
 //! | [`interleaved`] | uncompressed animations: every frame stored |
+//! | [`delta`] | delta-compressed animations: quantized differences frame to frame |
+//! | `quantized_bits` | what the delta and wavelet formats share: masks, static values, bits |
 //! | [`math`] | quaternion and interpolation helpers |
 
 mod access;
 pub mod binding;
+pub mod delta;
 pub mod interleaved;
 pub mod math;
+mod quantized_bits;
 pub mod skeleton;
 
 use crate::graph::{Graph, ObjectId};
@@ -189,6 +193,8 @@ type Reader = for<'g> fn(&Rec<'g>) -> Result<Box<dyn Decoder + 'g>>;
 const FORMATS: &[(&str, Reader)] = &[
     ("hkaInterleavedUncompressedAnimation", interleaved::read),
     ("hkaInterleavedSkeletalAnimation", interleaved::read),
+    ("hkaDeltaCompressedAnimation", delta::read),
+    ("hkaDeltaCompressedSkeletalAnimation", delta::read),
 ];
 
 /// Whether class `class` (or a parent) is an animation hk can decode.
