@@ -14,6 +14,7 @@
 //! | [`binding`] | the track-to-bone and track-to-slot maps and the blend hint |
 //! | [`interleaved`] | uncompressed animations: every frame stored |
 //! | [`delta`] | delta-compressed animations: quantized differences frame to frame |
+//! | [`wavelet`] | wavelet-compressed animations: quantized 5/3 wavelet coefficients per block |
 //! | `quantized_bits` | what the delta and wavelet formats share: masks, static values, bits |
 //! | [`math`] | quaternion and interpolation helpers |
 
@@ -24,6 +25,7 @@ pub mod interleaved;
 pub mod math;
 mod quantized_bits;
 pub mod skeleton;
+pub mod wavelet;
 
 use crate::graph::{Graph, ObjectId};
 
@@ -195,6 +197,8 @@ const FORMATS: &[(&str, Reader)] = &[
     ("hkaInterleavedSkeletalAnimation", interleaved::read),
     ("hkaDeltaCompressedAnimation", delta::read),
     ("hkaDeltaCompressedSkeletalAnimation", delta::read),
+    ("hkaWaveletCompressedAnimation", wavelet::read),
+    ("hkaWaveletSkeletalAnimation", wavelet::read),
 ];
 
 /// Whether class `class` (or a parent) is an animation hk can decode.

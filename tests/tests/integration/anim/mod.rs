@@ -2,3 +2,4 @@
 
 mod delta;
 mod interleaved;
+mod wavelet;
