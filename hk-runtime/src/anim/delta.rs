@@ -3,7 +3,7 @@
 //! dynamic track component stores its first value as a float and each later frame as a
 //! quantized difference from the frame before (docs/anim-delta-wavelet.md, "Delta").
 //! Identity and static components and the rotation W rebuild are shared with the wavelet
-//! format ([`super::quantized_bits`]).
+//! format (`quantized_bits`).
 
 use super::access::Rec;
 use super::quantized_bits::{self as qb, Bits, Buffer, Decoded, Layout, QFormat};
@@ -79,7 +79,10 @@ impl Blocks<'_, '_, '_> {
     /// Bytes one component takes in a block of `n` frames: its first value as a float, then
     /// `n - 1` differences packed tight and rounded up to a byte.
     fn size(bits: u32, n: usize) -> Option<usize> {
-        (bits as usize).checked_mul(n - 1)?.checked_add(7).map(|b| 4 + b / 8)
+        (bits as usize)
+            .checked_mul(n - 1)?
+            .checked_add(7)
+            .map(|b| 4 + b / 8)
     }
 
     /// The bytes every block needs, checked against the buffer before anything is

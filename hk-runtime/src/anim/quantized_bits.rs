@@ -203,7 +203,10 @@ const GROUPS: [(usize, usize, u32, [u32; 4]); 3] = [
 fn kind(buf: &Buffer<'_, '_>, at: usize, mask: u16, shift: u32) -> Result<u16> {
     let k = (mask >> shift) & 3;
     if k == 3 {
-        return Err(buf.err(at, format!("static mask 0x{mask:04X}: track type 3 is unknown")));
+        return Err(buf.err(
+            at,
+            format!("static mask 0x{mask:04X}: track type 3 is unknown"),
+        ));
     }
     Ok(k)
 }

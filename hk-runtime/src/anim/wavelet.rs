@@ -3,7 +3,7 @@
 //! dynamic track component stores the 8 coefficients of a three-level 5/3 lifting wavelet,
 //! quantized, with a bitmap marking the coefficients left out as zero
 //! (docs/anim-delta-wavelet.md, "Wavelet"). Identity and static components and the
-//! rotation W rebuild are shared with the delta format ([`super::quantized_bits`]).
+//! rotation W rebuild are shared with the delta format (`quantized_bits`).
 
 use super::access::Rec;
 use super::quantized_bits::{self as qb, Bits, Buffer, Decoded, Layout, QFormat};
@@ -36,7 +36,10 @@ pub(crate) fn decode(rec: &Rec<'_>) -> Result<Decoded> {
     if q.preserved != 0 {
         return Err(rec.err(
             "qFormat",
-            format!("{} preserved values per block: only 0 is known", q.preserved),
+            format!(
+                "{} preserved values per block: only 0 is known",
+                q.preserved
+            ),
         ));
     }
     let layout = Layout::read(
@@ -131,7 +134,12 @@ fn decode_blocks(
 /// Component `c`'s coefficients of the block part at `pos` and where the next component
 /// starts: a bitmap byte (bit `k` set: coefficient `k` left out), then the codes of the
 /// others packed least significant bit first, the whole rounded up to a byte.
-fn component(buf: &Buffer<'_, '_>, q: &QFormat, c: usize, pos: usize) -> Result<([f32; BLOCK], usize)> {
+fn component(
+    buf: &Buffer<'_, '_>,
+    q: &QFormat,
+    c: usize,
+    pos: usize,
+) -> Result<([f32; BLOCK], usize)> {
     let bits = q.bits[c];
     let map = buf.slice(pos, 1, "a block's bitmap")?[0];
     let present = BLOCK - map.count_ones() as usize;

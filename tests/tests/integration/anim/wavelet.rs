@@ -25,7 +25,11 @@ fn clip(root: &Path, name: &str) -> (Document, ObjectId) {
 
 fn decode(doc: &Document, id: ObjectId) -> (String, Frames, f32) {
     let a = anim::animation(&doc.graph, id).unwrap();
-    (a.class.clone(), a.decoder.frames().unwrap(), a.decoder.duration())
+    (
+        a.class.clone(),
+        a.decoder.frames().unwrap(),
+        a.decoder.duration(),
+    )
 }
 
 #[test]
@@ -52,11 +56,18 @@ fn the_demons_souls_clip_decodes_the_same_in_both_byte_orders() {
     // most it turns between two frames inside a block.
     for k in 0..a.transform_tracks {
         let turn = |f: usize| math::angle_deg(a.frame(f)[k].rotation, a.frame(f + 1)[k].rotation);
-        let inside = (0..a.frame_count - 1).filter(|f| (f + 1) % 8 != 0).map(turn);
-        let across = (0..a.frame_count - 1).filter(|f| (f + 1) % 8 == 0).map(turn);
+        let inside = (0..a.frame_count - 1)
+            .filter(|f| (f + 1) % 8 != 0)
+            .map(turn);
+        let across = (0..a.frame_count - 1)
+            .filter(|f| (f + 1) % 8 == 0)
+            .map(turn);
         let inside = inside.fold(0.0f32, f32::max);
         let across = across.fold(0.0f32, f32::max);
-        assert!(across <= inside + 0.5, "track {k}: {across} across, {inside} inside");
+        assert!(
+            across <= inside + 0.5,
+            "track {k}: {across} across, {inside} inside"
+        );
     }
 }
 
@@ -98,7 +109,10 @@ fn hostile_wavelet_members_are_refused_naming_member_and_byte() {
         doc.graph.set(id, &p, Value::UInt(u64::from(*b))).unwrap();
     }
     let e = anim::animation(&doc.graph, id).unwrap_err().to_string();
-    assert!(e.contains("dataBuffer") && e.contains("past the end"), "{e}");
+    assert!(
+        e.contains("dataBuffer") && e.contains("past the end"),
+        "{e}"
+    );
     // A stored scale that is not a number.
     let (mut doc, id) = clip(&root, "a00_3000.hkx");
     for (k, b) in f32::INFINITY.to_le_bytes().iter().enumerate() {
