@@ -14,16 +14,22 @@
 //! | [`binding`] | the track-to-bone and track-to-slot maps and the blend hint |
 //! | [`interleaved`] | uncompressed animations: every frame stored |
 //! | [`spline`] | spline-compressed animations: quantized B-splines per block |
+//! | [`delta`] | delta-compressed animations: quantized differences frame to frame |
+//! | [`wavelet`] | wavelet-compressed animations: quantized 5/3 wavelet coefficients per block |
+//! | `quantized_bits` | what the delta and wavelet formats share: masks, static values, bits |
 //! | [`math`] | quaternion and interpolation helpers |
 //! | [`reference_frame`] | root motion: translation and yaw samples |
 
 mod access;
 pub mod binding;
+pub mod delta;
 pub mod interleaved;
 pub mod math;
+mod quantized_bits;
 pub mod reference_frame;
 pub mod skeleton;
 pub mod spline;
+pub mod wavelet;
 
 use crate::graph::{Graph, ObjectId};
 
@@ -196,6 +202,10 @@ const FORMATS: &[(&str, Reader)] = &[
     ("hkaInterleavedSkeletalAnimation", interleaved::read),
     ("hkaSplineCompressedAnimation", spline::read),
     ("hkaSplineSkeletalAnimation", spline::read),
+    ("hkaDeltaCompressedAnimation", delta::read),
+    ("hkaDeltaCompressedSkeletalAnimation", delta::read),
+    ("hkaWaveletCompressedAnimation", wavelet::read),
+    ("hkaWaveletSkeletalAnimation", wavelet::read),
 ];
 
 /// Whether class `class` (or a parent) is an animation hk can decode.
