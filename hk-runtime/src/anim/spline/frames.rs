@@ -100,6 +100,11 @@ impl SplineAnimation {
                 self.part(&ch[1], c1, count),
                 self.part(&ch[2], c2, count),
             ];
+            if let [Part::Const(a), Part::Const(b), Part::Const(c)] = &p {
+                let x = transform(*a, *b, *c);
+                rows.chunks_exact_mut(t).for_each(|row| row[k] = x);
+                continue;
+            }
             for (f, row) in rows.chunks_exact_mut(t).enumerate() {
                 row[k] = transform(p[0].at(f), p[1].at(f), p[2].at(f));
             }
