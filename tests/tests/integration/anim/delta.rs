@@ -178,9 +178,20 @@ fn hostile_delta_members_are_refused_naming_member_and_byte() {
         e.contains("byte 3612") && e.contains("bit width 200"),
         "{e}"
     );
-    // A mask naming more dynamic components than numD.
+    // A track type the format lacks (3) in the first mask.
     let e = error_after(&root, "dataBuffer[4]", Value::UInt(0xFF));
-    assert!(e.contains("numD") || e.contains("byte 4"), "{e}");
+    assert!(e.contains("byte 4") && e.contains("track type 3"), "{e}");
+    // The first track's static rotation made dynamic in all four components: the masks
+    // name more dynamic components than numD.
+    let (mut doc, id) = hostile_doc(&root);
+    doc.graph
+        .set(id, "dataBuffer[4]", Value::UInt(0x22))
+        .unwrap();
+    doc.graph
+        .set(id, "dataBuffer[5]", Value::UInt(0x1E))
+        .unwrap();
+    let e = anim::animation(&doc.graph, id).unwrap_err().to_string();
+    assert!(e.contains("qFormat") && e.contains("214 dynamic"), "{e}");
     // More tracks than masks fit.
     let e = error_after(&root, "numberOfTransformTracks", Value::Int(1 << 20));
     assert!(e.contains("dataBuffer") && e.contains("masks"), "{e}");
