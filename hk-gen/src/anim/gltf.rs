@@ -226,12 +226,15 @@ fn add_child(b: &mut Builder, parent: Index<json::Node>, child: Index<json::Node
         .push(child);
 }
 
+/// Node indices.
+type Nodes = Vec<Index<json::Node>>;
+
 /// The joint nodes of `s` (one per bone, in bone order) with its skin; and the root bones'
 /// nodes.
 fn skeleton_nodes(
     b: &mut Builder,
     s: &Skeleton,
-) -> Result<(Vec<Index<json::Node>>, Vec<Index<json::Node>>), String> {
+) -> Result<(Nodes, Nodes), String> {
     let mut nodes = Vec::with_capacity(s.bones.len());
     let mut roots = Vec::new();
     for bone in &s.bones {

@@ -388,3 +388,57 @@ pub fn render_file(
     );
     Ok(crate::Status::Success)
 }
+
+/// Lines describing the skeletons and animations of `graph` for `hk info`: each
+/// skeleton's name, bones and float slots; each animation's class, duration, frames and
+/// tracks (frames only for the formats hk decodes).
+pub fn describe(graph: &Graph) -> Vec<String> {
+    let graph = &*graph.with_struct_values();
+    let mut out = Vec::new();
+    for id in anim::skeleton::skeleton_ids(graph) {
+        out.push(match Skeleton::read(graph, id) {
+            Ok(s) => format!(
+                "skeleton #{} {:?}: {} bones, {} float slots",
+                id.0,
+                s.name,
+                s.bones.len(),
+                s.float_slots.len()
+            ),
+            Err(e) => format!("skeleton #{}: {e}", id.0),
+        });
+    }
+    for id in anim::animation_ids(graph) {
+        let class = graph.class_name(id);
+        let head = format!("animation #{} {class}", id.0);
+        if !anim::decodes(graph, class) {
+            let real = |m: &str| match graph.get(id, m) {
+                Ok(Value::Real(v)) => format!("{v}"),
+                _ => "?".to_string(),
+            };
+            let int = |m: &str| match graph.get(id, m) {
+                Ok(Value::Int(v)) => format!("{v}"),
+                Ok(Value::UInt(v)) => format!("{v}"),
+                _ => "?".to_string(),
+            };
+            out.push(format!(
+                "{head}: {} s, {} transform and {} float tracks (a format hk does not decode yet)",
+                real("duration"),
+                int("numberOfTransformTracks"),
+                int("numberOfFloatTracks")
+            ));
+            continue;
+        }
+        out.push(match anim::animation(graph, id) {
+            Ok(a) => format!(
+                "{head}: {} s, {} frames, {} transform and {} float tracks, {} annotation tracks",
+                a.decoder.duration(),
+                a.decoder.frame_count(),
+                a.decoder.transform_tracks(),
+                a.decoder.float_tracks(),
+                a.annotations.len()
+            ),
+            Err(e) => format!("{head}: {e}"),
+        });
+    }
+    out
+}

@@ -344,6 +344,16 @@ fn render_draws_a_skeleton_and_an_animation_frame_inside_the_picture() {
         pictures.push(std::fs::read(&png).unwrap());
     }
     assert_ne!(pictures[0], pictures[1], "two frames of a run differ");
+    // `hk info` lists the skeleton and the animation.
+    let (code, out, err) = hk(&["info", skel.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("skeleton #2 \"Reference\": 93 bones"), "{out}");
+    let (code, out, err) = hk(&["info", run.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("animation #2 hkaInterleavedUncompressedAnimation: 3.333542 s, 101 frames, 93 transform and 0 float tracks"),
+        "{out}"
+    );
     // A pose asked of a file that holds no skeleton or animation is refused.
     let blank = corpus.join("games/ffxiv-and-xat-tests/blank.hkt");
     let (code, _, err) = hk(&[
