@@ -231,10 +231,7 @@ type Nodes = Vec<Index<json::Node>>;
 
 /// The joint nodes of `s` (one per bone, in bone order) with its skin; and the root bones'
 /// nodes.
-fn skeleton_nodes(
-    b: &mut Builder,
-    s: &Skeleton,
-) -> Result<(Nodes, Nodes), String> {
+fn skeleton_nodes(b: &mut Builder, s: &Skeleton) -> Result<(Nodes, Nodes), String> {
     let mut nodes = Vec::with_capacity(s.bones.len());
     let mut roots = Vec::new();
     for bone in &s.bones {
@@ -412,4 +409,94 @@ fn extras(clip: &Clip) -> json::extras::Extras {
         "annotations": annotations,
     });
     serde_json::value::to_raw_value(&v).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hk_runtime::anim::Bone;
+    use hk_runtime::graph::ObjectId;
+
+    fn near(a: &Mat4, b: &Mat4) -> bool {
+        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-5)
+    }
+
+    fn bone(name: &str, parent: Option<usize>, reference: Transform) -> Bone {
+        Bone {
+            name: name.into(),
+            parent,
+            reference,
+            lock_translation: false,
+        }
+    }
+
+    #[test]
+    fn inverse_bind_matrices_undo_the_model_pose() {
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        let a = Transform {
+            translation: [1.0, 2.0, 3.0],
+            rotation: [0.0, h, 0.0, h],
+            scale: [1.0, 2.0, 0.5],
+        };
+        let b = Transform {
+            translation: [0.0, 1.0, 0.0],
+            rotation: [h, 0.0, 0.0, h],
+            scale: [1.0; 3],
+        };
+        let s = Skeleton {
+            object: ObjectId(0),
+            name: "s".into(),
+            bones: vec![bone("root", None, a), bone("child", Some(0), b)],
+            float_slots: Vec::new(),
+            reference_floats: Vec::new(),
+        };
+        let m = model_matrices(&s);
+        let id = matrix(&Transform::IDENTITY);
+        for x in &m {
+            assert!(near(&mul(&inverse(x), x), &id), "{x:?}");
+        }
+        // The child's origin: the parent's transform applied to its translation.
+        let p = apply(&m[0], [0.0, 1.0, 0.0]);
+        assert!(p
+            .iter()
+            .zip(&m[1][12..15])
+            .all(|(x, y)| (x - y).abs() < 1e-5));
+        // A singular matrix inverts to the identity rather than to infinities.
+        let flat = Transform {
+            scale: [0.0; 3],
+            ..Transform::IDENTITY
+        };
+        assert_eq!(inverse(&matrix(&flat)), id);
+    }
+
+    #[test]
+    fn a_rig_without_animations_is_a_valid_skinned_hierarchy() {
+        let s = Skeleton {
+            object: ObjectId(0),
+            name: "s".into(),
+            bones: vec![
+                bone("root", None, Transform::IDENTITY),
+                bone("child", Some(0), Transform::IDENTITY),
+            ],
+            float_slots: Vec::new(),
+            reference_floats: Vec::new(),
+        };
+        let rig = Rig {
+            skeletons: vec![s],
+            ..Rig::default()
+        };
+        for c in [Container::Json, Container::Binary] {
+            let e = encode(&rig, c).unwrap();
+            assert_eq!((e.joints, e.animations), (2, 0));
+            let g = ::gltf::Gltf::from_slice(&e.bytes).unwrap();
+            let skin = g.skins().next().unwrap();
+            assert_eq!(skin.joints().count(), 2);
+            assert_eq!(skin.skeleton().map(|n| n.index()), Some(0));
+            let root = g.nodes().next().unwrap();
+            assert_eq!(
+                root.children().map(|n| n.name()).collect::<Vec<_>>(),
+                [Some("child")]
+            );
+        }
+    }
 }
