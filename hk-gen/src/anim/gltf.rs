@@ -3,7 +3,7 @@
 //! with a skin whose inverse bind matrices come from the model-space reference pose; each
 //! animation a glTF animation of translation, rotation and scale channels, one keyframe per
 //! stored frame, LINEAR; each ragdoll body's shapes a mesh on a node under its bone.
-//! Built with the collision writer's [`Builder`], so the containers are the same.
+//! Built with the collision glTF writer's builder, so the containers are the same.
 
 use gltf::json::validation::Checked::Valid;
 use gltf::json::{self, Index};
