@@ -172,9 +172,9 @@ pub fn encode(rig: &Rig, container: Container) -> Result<Encoded, String> {
     // The joint node of each bone of each skeleton.
     let mut joints: Vec<Vec<Index<json::Node>>> = Vec::new();
     for s in &rig.skeletons {
-        let (nodes, top) = skeleton_nodes(&mut b, s)?;
+        let (top, nodes) = skeleton_nodes(&mut b, s)?;
         out.joints += nodes.len();
-        roots.extend(top);
+        roots.push(top);
         joints.push(nodes);
     }
     for a in &rig.attached {
@@ -229,11 +229,19 @@ fn add_child(b: &mut Builder, parent: Index<json::Node>, child: Index<json::Node
 /// Node indices.
 type Nodes = Vec<Index<json::Node>>;
 
-/// The joint nodes of `s` (one per bone, in bone order) with its skin; and the root bones'
-/// nodes.
-fn skeleton_nodes(b: &mut Builder, s: &Skeleton) -> Result<(Nodes, Nodes), String> {
-    let mut nodes = Vec::with_capacity(s.bones.len());
-    let mut roots = Vec::new();
+/// The nodes of `s`: a node named as the skeleton (no joint, the identity), whose children
+/// are the root bones' joint nodes, so every joint has one common root; and the joint nodes
+/// (one per bone, in bone order), with the skin.
+fn skeleton_nodes(b: &mut Builder, s: &Skeleton) -> Result<(Index<json::Node>, Nodes), String> {
+    let top = b.root.push(json::Node {
+        name: Some(if s.name.is_empty() {
+            format!("skeleton #{}", s.object.0)
+        } else {
+            s.name.clone()
+        }),
+        ..Default::default()
+    });
+    let mut nodes: Nodes = Vec::with_capacity(s.bones.len());
     for bone in &s.bones {
         let t = &bone.reference;
         let what = format!("skeleton {:?}, bone {:?}", s.name, bone.name);
@@ -245,14 +253,11 @@ fn skeleton_nodes(b: &mut Builder, s: &Skeleton) -> Result<(Nodes, Nodes), Strin
             scale: Some(t.scale),
             ..Default::default()
         });
-        match bone.parent {
-            Some(p) => add_child(b, nodes[p], node),
-            None => roots.push(node),
-        }
+        add_child(b, bone.parent.map_or(top, |p| nodes[p]), node);
         nodes.push(node);
     }
     if nodes.is_empty() {
-        return Ok((nodes, roots));
+        return Ok((top, nodes));
     }
     let ibm: Vec<f32> = model_matrices(s).iter().flat_map(inverse).collect();
     finite(
@@ -273,9 +278,9 @@ fn skeleton_nodes(b: &mut Builder, s: &Skeleton) -> Result<(Nodes, Nodes), Strin
         inverse_bind_matrices: Some(acc),
         joints: nodes.clone(),
         name: Some(s.name.clone()),
-        skeleton: (roots.len() == 1).then(|| roots[0]),
+        skeleton: Some(top),
     });
-    Ok((nodes, roots))
+    Ok((top, nodes))
 }
 
 /// `q` normalised (the identity for a zero quaternion).
@@ -491,12 +496,21 @@ mod tests {
             let g = ::gltf::Gltf::from_slice(&e.bytes).unwrap();
             let skin = g.skins().next().unwrap();
             assert_eq!(skin.joints().count(), 2);
+            // The skeleton's own node is the joints' common root.
             assert_eq!(skin.skeleton().map(|n| n.index()), Some(0));
-            let root = g.nodes().next().unwrap();
+            let top = g.nodes().next().unwrap();
+            assert_eq!(top.name(), Some("s"));
+            let root = g.nodes().nth(1).unwrap();
+            assert_eq!(
+                top.children().map(|n| n.index()).collect::<Vec<_>>(),
+                [root.index()]
+            );
             assert_eq!(
                 root.children().map(|n| n.name()).collect::<Vec<_>>(),
                 [Some("child")]
             );
+            let scene = g.default_scene().unwrap();
+            assert_eq!(scene.nodes().map(|n| n.index()).collect::<Vec<_>>(), [0]);
         }
     }
 }
