@@ -61,6 +61,9 @@ pub fn info(ctx: &Context, path: &Path, o: &mut Out<'_>) -> Result<Status> {
         doc.graph.root.0,
         doc.graph.class_name(doc.graph.root)
     );
+    for line in crate::anim::describe(&doc.graph) {
+        outln!(o, "  {line}");
+    }
     Ok(Status::Success)
 }
 

@@ -28,6 +28,7 @@
 //! | `hk render` | [`collision::render_file`] |
 //! | `hk mopp query`, `hk mopp check`, `hk mopp bench` | [`collision::query`], [`collision::check`], [`collision::bench`] |
 
+pub mod anim;
 pub mod bench;
 pub mod cm;
 pub mod collision;

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
+use hk_gen::anim::{render::When, LoadOptions, PoseOptions};
 use hk_gen::collision::{self, render::RenderOptions, ExportOptions};
 use hk_gen::{Context, Out, Result, Status};
 
@@ -16,16 +17,37 @@ pub struct Export {
     /// Files or folders.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "obj")]
-    format: ExportFormat,
+    /// Output format (default: from the output file's extension, .gltf or .glb, else obj).
+    #[arg(long, value_enum)]
+    format: Option<ExportFormat>,
     /// The output file (one input file) or folder.
     #[arg(short, long)]
     out: PathBuf,
+    /// The file holding the skeleton, for animation files that hold none.
+    #[arg(long, value_name = "FILE")]
+    skeleton: Option<PathBuf>,
+    /// Leave out animations whose compression hk does not decode, instead of refusing the
+    /// file.
+    #[arg(long)]
+    skip_undecodable: bool,
     #[command(flatten)]
     schema: SchemaArg,
     #[command(flatten)]
     follow: FollowSymlinks,
+}
+
+impl Export {
+    /// `--format`, or the one the output file's extension names.
+    fn format(&self) -> collision::Format {
+        if let Some(f) = self.format {
+            return f.into();
+        }
+        match self.out.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("gltf") => collision::Format::Gltf,
+            Some(e) if e.eq_ignore_ascii_case("glb") => collision::Format::Glb,
+            _ => collision::Format::Obj,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -55,10 +77,12 @@ impl Run for Export {
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         let opts = ExportOptions {
+            format: self.format(),
             out: self.out,
-            format: self.format.into(),
             progress: progress(),
             follow_symlinks: self.follow.follow_symlinks,
+            skeleton: self.skeleton,
+            skip_undecodable: self.skip_undecodable,
         };
         collision::export(ctx, &self.paths, &opts, o)
     }
@@ -78,6 +102,18 @@ pub struct Render {
     /// The picture's size, WIDTHxHEIGHT.
     #[arg(long, default_value = "800x600", value_name = "WxH")]
     size: String,
+    /// For animation files that hold no skeleton: the file holding it.
+    #[arg(long, value_name = "FILE")]
+    skeleton: Option<PathBuf>,
+    /// Pose the skeleton by this animation (its index among the file's, from 0).
+    #[arg(long, value_name = "N")]
+    animation: Option<usize>,
+    /// Pose the skeleton at this stored frame of the animation.
+    #[arg(long, value_name = "N", conflicts_with = "time")]
+    frame: Option<usize>,
+    /// Pose the skeleton at this time of the animation, in seconds.
+    #[arg(long, value_name = "SECONDS")]
+    time: Option<f32>,
     #[command(flatten)]
     schema: SchemaArg,
 }
@@ -95,7 +131,20 @@ impl Run for Render {
             height,
             wireframe: self.wireframe,
         };
-        collision::render_file(ctx, &self.file, &self.out, &opts, o)
+        let when = match (self.frame, self.time) {
+            (Some(f), _) => When::Frame(f),
+            (None, Some(t)) => When::Time(t),
+            (None, None) => When::Reference,
+        };
+        let pose = PoseOptions {
+            load: LoadOptions {
+                skeleton: self.skeleton.as_deref(),
+                skip_undecodable: true,
+            },
+            animation: self.animation,
+            when,
+        };
+        hk_gen::anim::render_file(ctx, &self.file, &self.out, &opts, &pose, o)
     }
 }
 

@@ -58,11 +58,12 @@ enum Command {
     Sample(schema::Sample),
     /// Measure read+decode and write throughput and peak memory.
     Bench(files::Bench),
-    /// Write a file's level collision as world-space meshes (bodies, shapes, surface ids).
+    /// Write a file's level collision as world-space meshes (bodies, shapes, surface ids),
+    /// or its skeletons, animations and ragdolls as glTF.
     Export(collision::Export),
     /// Put edited meshes (OBJ, glTF, GLB) into a file's collision, or make a new file.
     Import(import::Import),
-    /// Draw a file's level collision as a PNG (a three-quarter view of the whole scene).
+    /// Draw a file's level collision, or a skeleton's pose, as a PNG (a three-quarter view).
     Render(collision::Render),
     /// Run MOPP codes: box queries, a check of every triangle, a throughput measurement.
     #[command(subcommand)]

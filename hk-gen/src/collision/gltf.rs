@@ -74,16 +74,39 @@ pub fn material_name(scene: &Scene, surface: Option<u32>) -> String {
     )
 }
 
-/// Builds the buffer and the JSON document of `scene`.
-struct Builder {
-    root: json::Root,
+/// Builds the buffer and the JSON document of a scene (and of the skeletons and animations
+/// [`crate::anim::gltf`] adds).
+pub(crate) struct Builder {
+    pub(crate) root: json::Root,
     bin: Vec<u8>,
     materials: BTreeMap<Option<u32>, Index<json::Material>>,
     buffer: Index<json::Buffer>,
 }
 
 impl Builder {
+    /// An empty document that names hk as its generator.
+    pub(crate) fn new() -> Builder {
+        let mut b = Builder {
+            root: json::Root::default(),
+            bin: Vec::new(),
+            materials: BTreeMap::new(),
+            buffer: Index::new(0),
+        };
+        b.root.asset.generator = Some(format!("hk {}", env!("CARGO_PKG_VERSION")));
+        b
+    }
+
     fn view(&mut self, bytes: &[u8], target: json::buffer::Target) -> Index<json::buffer::View> {
+        self.view_for(bytes, Some(target))
+    }
+
+    /// A view of `bytes` appended to the buffer, for vertex data (`target`) or for data
+    /// that is no vertex attribute (animation samples, inverse bind matrices: `None`).
+    pub(crate) fn view_for(
+        &mut self,
+        bytes: &[u8],
+        target: Option<json::buffer::Target>,
+    ) -> Index<json::buffer::View> {
         // Every element here is four bytes, so every view starts four-aligned.
         let offset = self.bin.len();
         self.bin.extend_from_slice(bytes);
@@ -95,17 +118,31 @@ impl Builder {
             extensions: None,
             extras: Default::default(),
             name: None,
-            target: Some(Valid(target)),
+            target: target.map(Valid),
         })
     }
 
-    fn accessor(
+    pub(crate) fn accessor(
         &mut self,
         view: Index<json::buffer::View>,
         count: usize,
         component: json::accessor::ComponentType,
         type_: json::accessor::Type,
         bounds: Option<(Vec3, Vec3)>,
+    ) -> Index<json::Accessor> {
+        let bounds = bounds.map(|(lo, hi)| (lo.to_vec(), hi.to_vec()));
+        self.accessor_within(view, count, component, type_, bounds)
+    }
+
+    /// An accessor with bounds of any length (`min`/`max` are required of animation
+    /// inputs, which are scalars).
+    pub(crate) fn accessor_within(
+        &mut self,
+        view: Index<json::buffer::View>,
+        count: usize,
+        component: json::accessor::ComponentType,
+        type_: json::accessor::Type,
+        bounds: Option<(Vec<f32>, Vec<f32>)>,
     ) -> Index<json::Accessor> {
         self.root.push(json::Accessor {
             buffer_view: Some(view),
@@ -115,8 +152,8 @@ impl Builder {
             extensions: None,
             extras: Default::default(),
             type_: Valid(type_),
-            min: bounds.map(|(lo, _)| json::Value::from(lo.to_vec())),
-            max: bounds.map(|(_, hi)| json::Value::from(hi.to_vec())),
+            min: bounds.as_ref().map(|(lo, _)| json::Value::from(lo.clone())),
+            max: bounds.map(|(_, hi)| json::Value::from(hi)),
             name: None,
             normalized: false,
             sparse: None,
@@ -150,13 +187,7 @@ impl Builder {
 /// # Errors
 /// The message says which body and shape.
 pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
-    let mut b = Builder {
-        root: json::Root::default(),
-        bin: Vec::new(),
-        materials: BTreeMap::new(),
-        buffer: Index::new(0),
-    };
-    b.root.asset.generator = Some(format!("hk {}", env!("CARGO_PKG_VERSION")));
+    let mut b = Builder::new();
     let mut nodes = Vec::new();
     let mut written = Written::default();
     for (body, mesh) in scene.meshes() {
@@ -165,20 +196,7 @@ pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
         }
         let name = format!("{}/{}", body.name, mesh.name);
         let world = body.world_vertices(mesh);
-        let positions = b.positions(&name, &world)?;
-        let primitives = b.primitives(mesh, positions, scene);
-        let m = b.root.push(json::Mesh {
-            extensions: None,
-            extras: Default::default(),
-            name: Some(name.clone()),
-            primitives,
-            weights: None,
-        });
-        nodes.push(b.root.push(json::Node {
-            mesh: Some(m),
-            name: Some(name),
-            ..Default::default()
-        }));
+        nodes.push(b.mesh_node(&name, &world, mesh, scene)?);
         written.objects += 1;
         written.vertices += world.len();
         written.triangles += mesh.triangles.len();
@@ -195,14 +213,46 @@ pub fn encode(scene: &Scene, container: Container) -> Result<Encoded, String> {
         });
         b.root.scene = Some(scene_index);
     }
-    let bytes = match container {
-        Container::Json => json::serialize::to_vec_pretty(&b.root).map_err(|e| e.to_string())?,
-        Container::Binary => b.glb()?,
-    };
+    let bytes = b.bytes(container)?;
     Ok(Encoded { bytes, written })
 }
 
 impl Builder {
+    /// A node named `name` with a mesh of `mesh`'s triangles over `vertices` (one per
+    /// vertex of `mesh`, in the node's space).
+    pub(crate) fn mesh_node(
+        &mut self,
+        name: &str,
+        vertices: &[Vec3],
+        mesh: &Mesh,
+        scene: &Scene,
+    ) -> Result<Index<json::Node>, String> {
+        let positions = self.positions(name, vertices)?;
+        let primitives = self.primitives(mesh, positions, scene);
+        let m = self.root.push(json::Mesh {
+            extensions: None,
+            extras: Default::default(),
+            name: Some(name.to_string()),
+            primitives,
+            weights: None,
+        });
+        Ok(self.root.push(json::Node {
+            mesh: Some(m),
+            name: Some(name.to_string()),
+            ..Default::default()
+        }))
+    }
+
+    /// The document's bytes in `container` (after [`Builder::finish_buffer`]).
+    pub(crate) fn bytes(&self, container: Container) -> Result<Vec<u8>, String> {
+        match container {
+            Container::Json => {
+                json::serialize::to_vec_pretty(&self.root).map_err(|e| e.to_string())
+            }
+            Container::Binary => self.glb(),
+        }
+    }
+
     /// The world-space positions of one mesh as an accessor with their exact bounds.
     fn positions(
         &mut self,
@@ -277,7 +327,7 @@ impl Builder {
 
     /// The one buffer, embedded as base64 in a `.gltf` or left for the GLB's binary chunk;
     /// none for a scene without triangles (a buffer must not be empty).
-    fn finish_buffer(&mut self, container: Container) -> Result<(), String> {
+    pub(crate) fn finish_buffer(&mut self, container: Container) -> Result<(), String> {
         if self.bin.len() > u32::MAX as usize - 1024 {
             return Err(format!(
                 "{} bytes of geometry: more than a glTF buffer can hold",

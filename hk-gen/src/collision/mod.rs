@@ -62,6 +62,10 @@ pub struct ExportOptions {
     pub progress: bool,
     /// Follow symbolic links found in folders ([`crate::walk`]).
     pub follow_symlinks: bool,
+    /// The file holding the skeleton of animation files that hold none.
+    pub skeleton: Option<PathBuf>,
+    /// Leave out animations whose format hk does not decode, instead of refusing the file.
+    pub skip_undecodable: bool,
 }
 
 /// Reads the collision of the file at `path`.
@@ -69,7 +73,14 @@ pub struct ExportOptions {
 /// # Errors
 /// A file that does not open, or whose bodies and shapes do not read.
 pub fn scene(ctx: &Context, path: &Path) -> Result<Scene> {
-    let doc = ctx.open(path)?;
+    scene_of(&ctx.open(path)?, path)
+}
+
+/// The collision of `doc`, the file at `path`.
+///
+/// # Errors
+/// Bodies and shapes that do not read.
+pub fn scene_of(doc: &hk_runtime::file::Document, path: &Path) -> Result<Scene> {
     // A phive shape's material and hit-mask arrays follow its tagfile (§13 of
     // docs/collision-notes.md); other files have none.
     let extras = match &doc.origin {
@@ -89,6 +100,9 @@ struct Exported {
     written: obj::Written,
     /// The shapes that give no triangles, `body/shape (N vertices)`.
     empty: Vec<String>,
+    /// What a file of skeletons and animations wrote ([`crate::anim`]), in place of the
+    /// collision counts.
+    rig: Option<String>,
 }
 
 /// One file to export: the input, whether it was named (not found in a folder), and the
@@ -106,9 +120,10 @@ struct Job {
 fn export_one(
     ctx: &Context,
     job: &Job,
-    format: Format,
+    opts: &ExportOptions,
     outputs: &Outputs,
 ) -> Result<Option<Exported>> {
+    let format = opts.format;
     let (path, named) = (job.path.as_path(), job.named);
     let to = &job.root.join(&job.rel);
     if !named {
@@ -117,7 +132,33 @@ fn export_one(
             return Ok(None);
         }
     }
-    let s = scene(ctx, path)?;
+    let doc = ctx.open(path)?;
+    if crate::anim::holds_animation(&doc.graph) {
+        let load = crate::anim::LoadOptions {
+            skeleton: opts.skeleton.as_deref(),
+            skip_undecodable: opts.skip_undecodable,
+        };
+        return match container(format) {
+            Some(c) => {
+                let (bytes, summary) = crate::anim::export(ctx, path, &doc, c, &load)?;
+                outputs.write_under(&job.root, &job.rel, &bytes)?;
+                Ok(Some(Exported {
+                    bodies: 0,
+                    declared: None,
+                    written: obj::Written::default(),
+                    empty: Vec::new(),
+                    rig: Some(summary),
+                }))
+            }
+            None if named => Err(Error::usage(format!(
+                "{}: skeletons and animations export to glTF only (--format gltf|glb)",
+                path.display()
+            ))),
+            None => Ok(None),
+        };
+    }
+    let s = scene_of(&doc, path)?;
+    drop(doc);
     if !named && s.bodies.is_empty() {
         return Ok(None);
     }
@@ -133,11 +174,7 @@ fn export_one(
             written
         }
         Format::Gltf | Format::Glb => {
-            let container = if format == Format::Glb {
-                gltf::Container::Binary
-            } else {
-                gltf::Container::Json
-            };
+            let container = container(format).unwrap_or(gltf::Container::Json);
             let e = gltf::encode(&s, container).map_err(|m| Error::geometry(path, m))?;
             outputs.write_under(&job.root, &job.rel, &e.bytes)?;
             e.written
@@ -151,7 +188,17 @@ fn export_one(
             .reduce(|a, b| a + b),
         written,
         empty: empty_shapes(&s),
+        rig: None,
     }))
+}
+
+/// The glTF container of `format` (`None` for OBJ).
+fn container(format: Format) -> Option<gltf::Container> {
+    match format {
+        Format::Obj => None,
+        Format::Gltf => Some(gltf::Container::Json),
+        Format::Glb => Some(gltf::Container::Binary),
+    }
 }
 
 /// The shapes of `s` that give no triangles (points on a line, an empty mesh), as
@@ -240,7 +287,7 @@ pub fn export(
     let results: Vec<(PathBuf, PathBuf, Result<Option<Exported>>)> = jobs
         .into_par_iter()
         .map(|job| {
-            let r = export_one(ctx, &job, opts.format, &outputs);
+            let r = export_one(ctx, &job, opts, &outputs);
             bar.inc(1);
             (job.root.join(&job.rel), job.path, r)
         })
@@ -252,6 +299,9 @@ pub fn export(
     for (to, f, r) in results {
         match r {
             Ok(None) => passed += 1,
+            Ok(Some(Exported { rig: Some(r), .. })) => {
+                outln!(o, "{}: {r} -> {}", f.display(), to.display())
+            }
             Ok(Some(e)) => {
                 sum.objects += e.written.objects;
                 sum.vertices += e.written.vertices;

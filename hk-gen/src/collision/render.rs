@@ -95,14 +95,15 @@ fn normalize(a: Vec3) -> Option<Vec3> {
 }
 
 /// The camera: right, up and forward (into the picture) axes.
-struct Camera {
+pub(crate) struct Camera {
     right: Vec3,
     up: Vec3,
     forward: Vec3,
 }
 
 impl Camera {
-    fn three_quarter() -> Camera {
+    /// The three-quarter view every `hk render` picture is drawn from.
+    pub(crate) fn three_quarter() -> Camera {
         let (az, el) = (45f32.to_radians(), 30f32.to_radians());
         // From the eye towards the scene: down and away.
         let forward = [-el.cos() * az.sin(), -el.sin(), -el.cos() * az.cos()];
@@ -112,7 +113,7 @@ impl Camera {
     }
 
     /// (x right, y up, depth away from the eye).
-    fn project(&self, p: Vec3) -> [f32; 3] {
+    pub(crate) fn project(&self, p: Vec3) -> [f32; 3] {
         [dot(p, self.right), dot(p, self.up), dot(p, self.forward)]
     }
 }

@@ -2,6 +2,7 @@
 //! module per command or subject (tests/README.md says where each kind of test goes). Run
 //! one subject with `cargo test -p hk-gen --test cli collision::`.
 
+mod anim_export;
 mod bench;
 mod binary_tagfile;
 mod collision;

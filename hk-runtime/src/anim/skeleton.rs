@@ -149,7 +149,11 @@ pub(crate) fn int_list(rec: &Rec<'_>, name: &str) -> Result<Vec<i64>> {
         Array::I32(v) => v.iter().map(|&x| i64::from(x)).collect(),
         Array::U16(v) => v.iter().map(|&x| i64::from(x)).collect(),
         Array::U32(v) => v.iter().map(|&x| i64::from(x)).collect(),
+        Array::U8(v) => v.iter().map(|&x| i64::from(x)).collect(),
+        Array::I64(v) => v.clone(),
+        Array::U64(v) => v.iter().map(|&x| x as i64).collect(),
         Array::Values(v) if v.is_empty() => Vec::new(),
+        a if a.is_empty() => Vec::new(),
         _ => return Err(rec.err(name, "expected an array of integers")),
     })
 }

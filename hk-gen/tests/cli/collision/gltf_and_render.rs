@@ -188,7 +188,8 @@ fn render_the_demons_souls_map() {
         differ > a.len() / 10,
         "wireframe and shaded differ in {differ} pixels"
     );
-    // A bad size and a file without bodies are errors that say so.
+    // A bad size is an error that says so; a file without bodies but with a skeleton draws
+    // its pose (docs/anim-export.md), and a pose of a file without animations is refused.
     let (code, _, stderr) = hk(&["render", map, "-o", "x.png", "--size", "240"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("WIDTHxHEIGHT"), "{stderr}");
@@ -197,13 +198,23 @@ fn render_the_demons_souls_map() {
     let (code, _, stderr) = hk(&[
         "render",
         skeleton.to_str().unwrap(),
+        "--frame",
+        "0",
         "-o",
         out.to_str().unwrap(),
     ]);
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("havok-demo-710_skeleton.hkx") && stderr.contains("no triangles"),
+        stderr.contains("havok-demo-710_skeleton.hkx") && stderr.contains("no animation to pose"),
         "{stderr}"
     );
     assert!(!out.exists());
+    let (code, stdout, stderr) = hk(&[
+        "render",
+        skeleton.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("in the reference pose"), "{stdout}");
 }
