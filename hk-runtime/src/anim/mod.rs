@@ -14,12 +14,16 @@
 //! | [`binding`] | the track-to-bone and track-to-slot maps and the blend hint |
 //! | [`interleaved`] | uncompressed animations: every frame stored |
 //! | [`math`] | quaternion and interpolation helpers |
+//! | [`spline_encode`] | the spline encoder: transforms to a tolerance-bounded spline |
+//! | [`write`] | animations into graphs: new files, or in place of a file's animation |
 
 mod access;
 pub mod binding;
 pub mod interleaved;
 pub mod math;
 pub mod skeleton;
+pub mod spline_encode;
+pub mod write;
 
 use crate::graph::{Graph, ObjectId};
 

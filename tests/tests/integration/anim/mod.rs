@@ -1,3 +1,4 @@
 //! Skeletons and animations (`hk_runtime::anim`, docs/animation.md).
 
 mod interleaved;
+mod write;
