@@ -2,9 +2,10 @@
 //! `allosaur_run` written back uncompressed and spline compressed at three tolerances,
 //! read back strictly, written again byte for byte, and decoded within the tolerance.
 
+use hk_runtime::anim::spline_encode::angle_between;
 use hk_runtime::anim::spline_encode::Tolerance;
 use hk_runtime::anim::write::{self, Compression, Motion};
-use hk_runtime::anim::{self, math, Binding, Frames, Skeleton};
+use hk_runtime::anim::{self, Binding, Frames, Skeleton};
 use hk_runtime::file::{self, Document};
 use hk_runtime::ReadOptions;
 
@@ -101,7 +102,7 @@ fn errors(a: &Frames, b: &Frames) -> (f32, f32, f32) {
             .map(|i| (x.translation[i] - y.translation[i]).powi(2))
             .sum();
         e.0 = e.0.max(d.sqrt());
-        e.1 = e.1.max(math::angle_deg(x.rotation, y.rotation));
+        e.1 = e.1.max(angle_between(x.rotation, y.rotation));
         e.2 = e.2.max(
             (0..3)
                 .map(|i| (x.scale[i] - y.scale[i]).abs())
