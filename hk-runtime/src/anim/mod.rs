@@ -13,6 +13,7 @@
 //! | [`skeleton`] | bones, parents, the reference pose and float slots |
 //! | [`binding`] | the track-to-bone and track-to-slot maps and the blend hint |
 //! | [`interleaved`] | uncompressed animations: every frame stored |
+//! | [`spline`] | spline-compressed animations: quantized B-splines per block |
 //! | [`math`] | quaternion and interpolation helpers |
 //! | [`spline_encode`] | the spline encoder: transforms to a tolerance-bounded spline |
 //! | [`write`] | animations into graphs: new files, or in place of a file's animation |
@@ -22,6 +23,7 @@ pub mod binding;
 pub mod interleaved;
 pub mod math;
 pub mod skeleton;
+pub mod spline;
 pub mod spline_encode;
 pub mod write;
 
@@ -193,6 +195,8 @@ type Reader = for<'g> fn(&Rec<'g>) -> Result<Box<dyn Decoder + 'g>>;
 const FORMATS: &[(&str, Reader)] = &[
     ("hkaInterleavedUncompressedAnimation", interleaved::read),
     ("hkaInterleavedSkeletalAnimation", interleaved::read),
+    ("hkaSplineCompressedAnimation", spline::read),
+    ("hkaSplineSkeletalAnimation", spline::read),
 ];
 
 /// Whether class `class` (or a parent) is an animation hk can decode.

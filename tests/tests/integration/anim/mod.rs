@@ -1,4 +1,5 @@
 //! Skeletons and animations (`hk_runtime::anim`, docs/animation.md).
 
 mod interleaved;
+mod spline;
 mod write;

@@ -1,0 +1,111 @@
+//! B-spline evaluation: the knot span holding a parameter and the basis weights of the
+//! control points there (the Cox–de Boor recursion), for the clamped knot vectors spline
+//! animations store (docs/anim-spline.md, "Splines").
+
+/// The highest degree a stored spline may have.
+pub(super) const MAX_DEGREE: usize = 7;
+
+/// The weights of the `degree + 1` control points from `first` at one parameter.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Basis {
+    /// The first control point weighted.
+    pub first: usize,
+    /// The weights, `degree + 1` of them used.
+    pub w: [f32; MAX_DEGREE + 1],
+}
+
+/// A spline: its degree, knots (`points + degree + 1`, non-decreasing, with
+/// `knots[degree] < knots[points]`, as the block reader checks) and control points.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Curve<'a> {
+    pub degree: usize,
+    pub knots: &'a [f32],
+    pub points: &'a [[f32; 4]],
+}
+
+impl Curve<'_> {
+    /// The span `i` with `knots[i] <= u < knots[i + 1]` (the last non-empty span for `u`
+    /// at or past the end), `u` clamped to the spline's domain; and the clamped `u`.
+    fn span(&self, u: f32) -> (usize, f32) {
+        let (p, n) = (self.degree, self.points.len());
+        let (lo, hi) = (self.knots[p], self.knots[n]);
+        let u = if u.is_nan() { lo } else { u.clamp(lo, hi) };
+        let inner = &self.knots[p..n];
+        let count = if u >= hi {
+            inner.partition_point(|k| *k < hi)
+        } else {
+            inner.partition_point(|k| *k <= u)
+        };
+        (p + count.max(1) - 1, u)
+    }
+
+    /// The basis weights at parameter `u`.
+    pub(super) fn basis(&self, u: f32) -> Basis {
+        let (span, u) = self.span(u);
+        let (p, k) = (self.degree, self.knots);
+        let mut w = [0.0f32; MAX_DEGREE + 1];
+        let mut left = [0.0f32; MAX_DEGREE + 1];
+        let mut right = [0.0f32; MAX_DEGREE + 1];
+        w[0] = 1.0;
+        for j in 1..=p {
+            left[j] = u - k[span + 1 - j];
+            right[j] = k[span + j] - u;
+            let mut saved = 0.0;
+            for r in 0..j {
+                let t = w[r] / (right[r + 1] + left[j - r]);
+                w[r] = saved + right[r + 1] * t;
+                saved = left[j - r] * t;
+            }
+            w[j] = saved;
+        }
+        Basis { first: span - p, w }
+    }
+
+    /// The point the weights `b` give.
+    #[inline]
+    pub(super) fn at(&self, b: &Basis) -> [f32; 4] {
+        let mut out = [0.0f32; 4];
+        let pts = &self.points[b.first..=b.first + self.degree];
+        for (p, w) in pts.iter().zip(&b.w) {
+            for i in 0..4 {
+                out[i] += p[i] * w;
+            }
+        }
+        out
+    }
+
+    /// The spline's value at `u`.
+    pub(super) fn value(&self, u: f32) -> [f32; 4] {
+        self.at(&self.basis(u))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clamped_cubic_passes_its_end_points_and_weights_sum_to_one() {
+        let knots = [0.0, 0.0, 0.0, 0.0, 2.0, 4.0, 4.0, 4.0, 4.0];
+        let points = [
+            [0.0; 4],
+            [1.0, 0.0, 0.0, 0.0],
+            [2.0, 0.0, 0.0, 0.0],
+            [3.0, 0.0, 0.0, 0.0],
+            [4.0, 0.0, 0.0, 0.0],
+        ];
+        let c = Curve {
+            degree: 3,
+            knots: &knots,
+            points: &points,
+        };
+        assert_eq!(c.value(0.0)[0], 0.0);
+        assert!((c.value(4.0)[0] - 4.0).abs() < 1e-6);
+        assert!((c.value(9.0)[0] - 4.0).abs() < 1e-6);
+        for u in [0.3f32, 1.9, 2.0, 3.7] {
+            let b = c.basis(u);
+            let s: f32 = b.w[..4].iter().sum();
+            assert!((s - 1.0).abs() < 1e-6, "{u}");
+        }
+    }
+}
