@@ -16,7 +16,7 @@
 //! | [`spline`] | spline-compressed animations: quantized B-splines per block |
 //! | [`math`] | quaternion and interpolation helpers |
 //! | [`spline_encode`] | the spline encoder: transforms to a tolerance-bounded spline |
-//! | [`write`] | animations into graphs: new files, or in place of a file's animation |
+//! | [`write`](mod@write) | animations into graphs: new files, or in place of a file's animation |
 
 mod access;
 pub mod binding;

@@ -435,3 +435,35 @@ pub fn angle_between(a: Quat, b: Quat) -> f32 {
         .sqrt();
     (4.0 * (d / 2.0).min(1.0).asin()).to_degrees() as f32
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rotations_survive_48_bits_within_a_hundredth_of_a_degree() {
+        for i in 0..200 {
+            let a = i as f32 * 0.37;
+            let q = normalize([a.sin(), (a * 1.3).cos(), -(a * 0.7).sin(), (a * 2.1).cos()]);
+            let back = unpack48(pack48(q));
+            assert!(angle_between(q, back) < 0.01, "{q:?} -> {back:?}");
+            assert!(dot(q, back) > 0.0, "the sign is kept");
+        }
+    }
+
+    #[test]
+    fn a_smooth_track_keeps_fewer_control_points_than_frames() {
+        let v: Vec<[f32; 3]> = (0..200)
+            .map(|f| [f as f32 * 0.1, (f as f32 * 0.05).sin() * 10.0, 5.0])
+            .collect();
+        for budget in [0.001f32, 0.01, 0.1] {
+            let mut data = Vec::new();
+            let mask = write_vector(&mut data, &v, 0.0, budget);
+            // X and Y on the spline, Z static.
+            assert_eq!(mask, 0b0011_0100);
+            let n = usize::from(u16::from_le_bytes([data[0], data[1]])) + 1;
+            assert!(n < 200, "{n} control points at {budget}");
+        }
+        assert!(angle_between([0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, -1.0]) < 1e-6);
+    }
+}
