@@ -20,8 +20,9 @@ pub const BLOCK_FRAMES: usize = 255;
 /// The spline degree the encoder writes.
 const DEGREE: usize = 1;
 
-/// Quantization codes of the mask's first byte: 16-bit positions and scales, 48-bit
+/// Quantization codes of the mask's first byte: 8- or 16-bit positions and scales, 48-bit
 /// rotations (three 15-bit components).
+const QUANT_8: u8 = 0;
 const QUANT_16: u8 = 1;
 const QUANT_ROT48: u8 = 2;
 
@@ -134,12 +135,12 @@ fn encode_block(
         let pos: Vec<[f32; 3]> = v.iter().map(|x| x.translation).collect();
         let rot: Vec<Quat> = v.iter().map(|x| x.rotation).collect();
         let scale: Vec<[f32; 3]> = v.iter().map(|x| x.scale).collect();
-        let pos_types = write_vector(data, &pos, 0.0, budget);
+        let (pos_types, pos_q) = write_vector(data, &pos, 0.0, budget);
         let rot_types = write_rotation(data, &rot, 0.98 * tol.rotation_deg);
         pad(data, 4);
-        let scale_types = write_vector(data, &scale, 1.0, scale_budget);
+        let (scale_types, scale_q) = write_vector(data, &scale, 1.0, scale_budget);
         let m = masks_at + 4 * t;
-        data[m] = QUANT_16 | (QUANT_ROT48 << 2) | (QUANT_16 << 6);
+        data[m] = pos_q | (QUANT_ROT48 << 2) | (scale_q << 6);
         data[m + 1] = pos_types;
         data[m + 2] = rot_types;
         data[m + 3] = scale_types;
@@ -157,9 +158,10 @@ enum Kind {
     Dynamic,
 }
 
-/// A vector track (translation or scale): its section, and the mask byte (bits 0 to 2:
-/// static X, Y, Z; bits 4 to 6: spline X, Y, Z).
-fn write_vector(data: &mut Vec<u8>, v: &[[f32; 3]], default: f32, budget: f32) -> u8 {
+/// A vector track (translation or scale): its section, the mask byte (bits 0 to 2:
+/// static X, Y, Z; bits 4 to 6: spline X, Y, Z) and its quantization code (8 bits when
+/// half a step of the widest range is within a quarter of the budget, else 16).
+fn write_vector(data: &mut Vec<u8>, v: &[[f32; 3]], default: f32, budget: f32) -> (u8, u8) {
     let kinds: [Kind; 3] = std::array::from_fn(|c| component_kind(v, c, default, budget));
     let mut mask = 0u8;
     for (c, k) in kinds.iter().enumerate() {
@@ -176,16 +178,22 @@ fn write_vector(data: &mut Vec<u8>, v: &[[f32; 3]], default: f32, budget: f32) -
                 data.extend_from_slice(&x.to_le_bytes());
             }
         }
-        return mask;
+        return (mask, QUANT_16);
     }
     let ranges: Vec<(f32, f32)> = dynamic.iter().map(|&c| range(v, c)).collect();
+    let widest = ranges.iter().map(|(lo, hi)| hi - lo).fold(0.0f32, f32::max);
+    let max = if widest / 255.0 / 2.0 <= budget / 4.0 {
+        255.0
+    } else {
+        65535.0
+    };
     let eval = |keys: &[usize]| -> Vec<[f32; 3]> {
         let points: Vec<[f32; 3]> = keys
             .iter()
             .map(|&k| {
                 let mut p = v[k];
                 for (&c, &(lo, hi)) in dynamic.iter().zip(&ranges) {
-                    p[c] = dequantize16(quantize16(p[c], lo, hi), lo, hi);
+                    p[c] = dequantize(quantize(p[c], lo, hi, max), lo, hi, max);
                 }
                 p
             })
@@ -216,11 +224,16 @@ fn write_vector(data: &mut Vec<u8>, v: &[[f32; 3]], default: f32, budget: f32) -
     }
     for &k in &keys {
         for (&c, &(lo, hi)) in dynamic.iter().zip(&ranges) {
-            data.extend_from_slice(&quantize16(v[k][c], lo, hi).to_le_bytes());
+            let q = quantize(v[k][c], lo, hi, max);
+            if max > 255.0 {
+                data.extend_from_slice(&q.to_le_bytes());
+            } else {
+                data.push(q as u8);
+            }
         }
     }
     pad(data, 4);
-    mask
+    (mask, if max > 255.0 { QUANT_16 } else { QUANT_8 })
 }
 
 /// Whether component `c` of `v` is the default, one value, or needs a spline.
@@ -242,17 +255,17 @@ fn range(v: &[[f32; 3]], c: usize) -> (f32, f32) {
         })
 }
 
-/// `x` in `[lo, hi]` as 16 bits.
-pub fn quantize16(x: f32, lo: f32, hi: f32) -> u16 {
+/// `x` in `[lo, hi]` as a step of `max` (255 or 65535).
+pub fn quantize(x: f32, lo: f32, hi: f32, max: f32) -> u16 {
     if hi <= lo {
         return 0;
     }
-    ((x - lo) / (hi - lo) * 65535.0).round().clamp(0.0, 65535.0) as u16
+    ((x - lo) / (hi - lo) * max).round().clamp(0.0, max) as u16
 }
 
-/// The value 16 bits `q` stand for in `[lo, hi]`.
-pub fn dequantize16(q: u16, lo: f32, hi: f32) -> f32 {
-    lo + (hi - lo) * (f32::from(q) / 65535.0)
+/// The value step `q` of `max` (255 or 65535) stands for in `[lo, hi]`.
+pub fn dequantize(q: u16, lo: f32, hi: f32, max: f32) -> f32 {
+    lo + (hi - lo) * (f32::from(q) / max)
 }
 
 /// The knot header: the control points less one (u16), the degree, and the clamped
@@ -458,7 +471,7 @@ mod tests {
             .collect();
         for budget in [0.001f32, 0.01, 0.1] {
             let mut data = Vec::new();
-            let mask = write_vector(&mut data, &v, 0.0, budget);
+            let (mask, _) = write_vector(&mut data, &v, 0.0, budget);
             // X and Y on the spline, Z static.
             assert_eq!(mask, 0b0011_0100);
             let n = usize::from(u16::from_le_bytes([data[0], data[1]])) + 1;
