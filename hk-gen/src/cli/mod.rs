@@ -60,7 +60,8 @@ enum Command {
     Bench(files::Bench),
     /// Write a file's level collision as world-space meshes (bodies, shapes, surface ids).
     Export(collision::Export),
-    /// Put edited meshes (OBJ, glTF, GLB) into a file's collision, or make a new file.
+    /// Put edited meshes (OBJ, glTF, GLB) into a file's collision, or make a new file; with
+    /// --skeleton, write a glTF animation as a Havok animation.
     Import(import::Import),
     /// Draw a file's level collision as a PNG (a three-quarter view of the whole scene).
     Render(collision::Render),
