@@ -41,6 +41,7 @@ pub mod error;
 pub mod gen;
 pub mod import;
 pub mod info;
+pub mod motion;
 pub mod out;
 pub mod outputs;
 pub mod profile;

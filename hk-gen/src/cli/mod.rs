@@ -61,7 +61,8 @@ enum Command {
     /// Write a file's level collision as world-space meshes (bodies, shapes, surface ids),
     /// or its skeletons, animations and ragdolls as glTF.
     Export(collision::Export),
-    /// Put edited meshes (OBJ, glTF, GLB) into a file's collision, or make a new file.
+    /// Put edited meshes (OBJ, glTF, GLB) into a file's collision, or make a new file; with
+    /// --skeleton, write a glTF animation as a Havok animation.
     Import(import::Import),
     /// Draw a file's level collision, or a skeleton's pose, as a PNG (a three-quarter view).
     Render(collision::Render),

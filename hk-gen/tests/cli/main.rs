@@ -11,6 +11,7 @@ mod exit_codes;
 mod folders_and_outputs;
 mod gen_crates;
 mod hostile_names;
+mod motion_import;
 mod read_limits;
 mod schema;
 mod support;

@@ -19,6 +19,8 @@
 //! | `quantized_bits` | what the delta and wavelet formats share: masks, static values, bits |
 //! | [`math`] | quaternion and interpolation helpers |
 //! | [`reference_frame`] | root motion: translation and yaw samples |
+//! | [`spline_encode`] | the spline encoder: transforms to a tolerance-bounded spline |
+//! | [`write`](mod@write) | animations into graphs: new files, or in place of a file's animation |
 
 mod access;
 pub mod binding;
@@ -30,6 +32,8 @@ pub mod reference_frame;
 pub mod skeleton;
 pub mod spline;
 pub mod wavelet;
+pub mod spline_encode;
+pub mod write;
 
 use crate::graph::{Graph, ObjectId};
 

@@ -49,7 +49,7 @@ pub fn read(bytes: &[u8], path: &Path) -> Result<Vec<InputMesh>, String> {
 }
 
 /// The bytes of one buffer.
-fn buffer(doc: &Gltf, b: &gltf::Buffer<'_>, path: &Path) -> Result<Vec<u8>, String> {
+pub(crate) fn buffer(doc: &Gltf, b: &gltf::Buffer<'_>, path: &Path) -> Result<Vec<u8>, String> {
     let data = match b.source() {
         gltf::buffer::Source::Bin => doc
             .blob

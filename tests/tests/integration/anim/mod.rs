@@ -5,3 +5,4 @@ mod interleaved;
 mod reference_frame;
 mod spline;
 mod wavelet;
+mod write;
