@@ -31,8 +31,8 @@ mod quantized_bits;
 pub mod reference_frame;
 pub mod skeleton;
 pub mod spline;
-pub mod wavelet;
 pub mod spline_encode;
+pub mod wavelet;
 pub mod write;
 
 use crate::graph::{Graph, ObjectId};
