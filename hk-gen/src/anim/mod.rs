@@ -4,6 +4,7 @@
 //! [`gltf`] writes as a glTF document and [`render`] draws as bones.
 
 pub mod gltf;
+pub mod pose;
 pub mod render;
 
 use std::path::Path;

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 use hk_gen::{Context, Options, Out, Result, Status};
 use hk_runtime::limits::{Limits, ReadOptions};
 
+mod anim;
 mod args;
 mod collision;
 mod files;
@@ -64,6 +65,9 @@ enum Command {
     /// Put edited meshes (OBJ, glTF, GLB) into a file's collision, or make a new file; with
     /// --skeleton, write a glTF animation as a Havok animation.
     Import(import::Import),
+    /// Print an animation's pose per bone (translation, rotation, scale) at a time, or
+    /// every stored frame as JSON.
+    Anim(anim::Anim),
     /// Draw a file's level collision, or a skeleton's pose, as a PNG (a three-quarter view).
     Render(collision::Render),
     /// Run MOPP codes: box queries, a check of every triangle, a throughput measurement.
@@ -151,6 +155,7 @@ impl Cli {
             Command::Bench(c) => g.exec(c, o),
             Command::Export(c) => g.exec(c, o),
             Command::Import(c) => g.exec(c, o),
+            Command::Anim(c) => g.exec(c, o),
             Command::Render(c) => g.exec(c, o),
             Command::Mopp(c) => c.exec(&g, o),
             Command::Cm(c) => c.exec(&g, o),

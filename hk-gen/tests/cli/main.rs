@@ -3,6 +3,7 @@
 //! one subject with `cargo test -p hk-gen --test cli collision::`.
 
 mod anim_export;
+mod anim_pose;
 mod bench;
 mod binary_tagfile;
 mod collision;
