@@ -6,7 +6,7 @@
 //! format (`quantized_bits`).
 
 use super::access::Rec;
-use super::quantized_bits::{self as qb, Bits, Buffer, Decoded, Layout, QFormat};
+use super::quantized_bits::{self as qb, Bits, Buffer, Decoded, QFormat};
 use super::{Decoder, Result};
 
 /// The widest delta a component may store.
@@ -23,33 +23,7 @@ pub(crate) fn decode(rec: &Rec<'_>) -> Result<Decoded> {
     let frames = qb::frame_count(rec)?;
     let block = qb::block_size(rec)?;
     let buf = Buffer::of(rec)?;
-    let q = QFormat::read(&buf, MAX_BITS)?;
-    if q.preserved != 1 {
-        return Err(rec.err(
-            "qFormat",
-            format!(
-                "{} preserved values per block: only 1 is known",
-                q.preserved
-            ),
-        ));
-    }
-    let layout = Layout::read(
-        &buf,
-        qb::index(rec, "staticMaskIdx")?,
-        qb::index(rec, "staticDOFsIdx")?,
-        rec.count("numberOfTransformTracks")?,
-        rec.count("numberOfFloatTracks")?,
-    )?;
-    if layout.dynamic != q.dynamic() {
-        return Err(rec.err(
-            "qFormat",
-            format!(
-                "numD is {} but the static masks name {} dynamic components",
-                q.dynamic(),
-                layout.dynamic
-            ),
-        ));
-    }
+    let (q, layout) = qb::format_and_layout(rec, &buf, MAX_BITS, 1)?;
     let at = qb::index(rec, "quantizedDataIdx")?;
     let values = Blocks {
         buf: &buf,

@@ -116,6 +116,45 @@ pub(crate) enum Src {
     Dyn(usize),
 }
 
+/// The quantization format and the static layout of `rec`, checked against each other:
+/// `preserved` values per block (the format's own count, 1 for delta and 0 for wavelet),
+/// at most `max_bits` bits per value, and as many dynamic components as the masks name.
+pub(crate) fn format_and_layout(
+    rec: &Rec<'_>,
+    buf: &Buffer<'_, '_>,
+    max_bits: u32,
+    preserved: usize,
+) -> Result<(QFormat, Layout)> {
+    let q = QFormat::read(buf, max_bits)?;
+    if q.preserved != preserved {
+        return Err(rec.err(
+            "qFormat",
+            format!(
+                "{} preserved values per block: only {preserved} is known",
+                q.preserved
+            ),
+        ));
+    }
+    let layout = Layout::read(
+        buf,
+        index(rec, "staticMaskIdx")?,
+        index(rec, "staticDOFsIdx")?,
+        rec.count("numberOfTransformTracks")?,
+        rec.count("numberOfFloatTracks")?,
+    )?;
+    if layout.dynamic != q.dynamic() {
+        return Err(rec.err(
+            "qFormat",
+            format!(
+                "numD is {} but the static masks name {} dynamic components",
+                q.dynamic(),
+                layout.dynamic
+            ),
+        ));
+    }
+    Ok((q, layout))
+}
+
 /// The quantization format: per dynamic component an offset, a scale and a bit width.
 #[derive(Clone, Debug)]
 pub(crate) struct QFormat {

@@ -6,7 +6,7 @@
 //! rotation W rebuild are shared with the delta format (`quantized_bits`).
 
 use super::access::Rec;
-use super::quantized_bits::{self as qb, Bits, Buffer, Decoded, Layout, QFormat};
+use super::quantized_bits::{self as qb, Bits, Buffer, Decoded, QFormat};
 use super::{Decoder, Result};
 
 /// Coefficients per block and component: the only block size the corpus shows.
@@ -32,33 +32,7 @@ pub(crate) fn decode(rec: &Rec<'_>) -> Result<Decoded> {
         ));
     }
     let buf = Buffer::of(rec)?;
-    let q = QFormat::read(&buf, MAX_BITS)?;
-    if q.preserved != 0 {
-        return Err(rec.err(
-            "qFormat",
-            format!(
-                "{} preserved values per block: only 0 is known",
-                q.preserved
-            ),
-        ));
-    }
-    let layout = Layout::read(
-        &buf,
-        qb::index(rec, "staticMaskIdx")?,
-        qb::index(rec, "staticDOFsIdx")?,
-        rec.count("numberOfTransformTracks")?,
-        rec.count("numberOfFloatTracks")?,
-    )?;
-    if layout.dynamic != q.dynamic() {
-        return Err(rec.err(
-            "qFormat",
-            format!(
-                "numD is {} but the static masks name {} dynamic components",
-                q.dynamic(),
-                layout.dynamic
-            ),
-        ));
-    }
+    let (q, layout) = qb::format_and_layout(rec, &buf, MAX_BITS, 0)?;
     let starts = block_starts(rec, &buf, frames)?;
     let values = decode_blocks(&buf, &q, frames, &starts)?;
     Ok(Decoded {
