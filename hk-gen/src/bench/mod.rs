@@ -32,6 +32,7 @@ use crate::out::{outln, Out};
 use crate::typed710;
 use crate::Status;
 
+mod anim;
 mod report;
 mod speedup;
 use report::Report;
@@ -49,6 +50,8 @@ pub struct Options {
     pub json: bool,
     /// Follow symbolic links found in folders ([`crate::walk`]).
     pub follow_symlinks: bool,
+    /// Measure animation decoding instead (bone-frames per second, one thread).
+    pub anim: bool,
 }
 
 impl Default for Options {
@@ -58,6 +61,7 @@ impl Default for Options {
             threads: None,
             json: false,
             follow_symlinks: false,
+            anim: false,
         }
     }
 }
@@ -225,6 +229,9 @@ pub fn run(ctx: &Context, paths: &[PathBuf], opts: &Options, o: &mut Out<'_>) ->
         return nothing_to_measure(&skipped, opts.json, o);
     }
     let rounds = opts.rounds.max(1) as usize;
+    if opts.anim {
+        return anim::run(ctx, &inputs, rounds, opts.json, o);
+    }
     let pool = pool(opts.threads)?;
     let cold = first_read(ctx, &inputs, o)?;
     let typed = typed(&inputs);

@@ -205,6 +205,10 @@ pub struct Bench {
     /// Print the results as JSON.
     #[arg(long)]
     json: bool,
+    /// Measure animation decoding instead: bone-frames per second over every animation
+    /// hk decodes in the files, one thread (docs/animation.md).
+    #[arg(long, conflicts_with = "threads")]
+    anim: bool,
     #[command(flatten)]
     follow: FollowSymlinks,
     #[command(flatten)]
@@ -222,6 +226,7 @@ impl Run for Bench {
             threads: self.threads,
             json: self.json,
             follow_symlinks: self.follow.follow_symlinks,
+            anim: self.anim,
         };
         bench::run(ctx, &self.paths, &opts, o)
     }

@@ -41,3 +41,29 @@ fn thread_speedup_reads_copies_of_a_small_file_set() {
     assert!(doc["read_speedup_copies"].is_null(), "{out}");
     assert!(doc["compute_speedup"].is_null(), "{out}");
 }
+
+/// `hk bench --anim` counts one bone-frame per transform track and frame: the allosaur run
+/// stores 101 frames of 93 tracks, so one round over one spline file is 9,393; a file of no
+/// animation is refused.
+#[test]
+fn bench_anim_counts_bone_frames() {
+    let Some(corpus) = hk_tests::corpus("bench_anim_counts_bone_frames") else {
+        return;
+    };
+    let dir = corpus.join("packfile/havoklib-2014_1");
+    let run = dir.join("allosaur_run_S40_V16_B25_D3[4011].hkx");
+    let (code, out, err) = hk(&["bench", "--anim", "--rounds", "1", run.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("all: 1 animations, 9393 bone-frames in 1 rounds"),
+        "{out}"
+    );
+    assert!(
+        out.contains("hkaSplineCompressedAnimation: 1 animations"),
+        "{out}"
+    );
+    let skel = dir.join("allosaur[4011].hkx");
+    let (code, _, err) = hk(&["bench", "--anim", skel.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no animation hk decodes"), "{err}");
+}
