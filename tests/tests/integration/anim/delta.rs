@@ -2,6 +2,7 @@
 //! uncompressed `allosaur_run` of the same set and layout (docs/anim-delta-wavelet.md,
 //! "Accuracy"), and hostile members of a real file refused with the member and byte.
 
+use super::extent;
 use std::path::{Path, PathBuf};
 
 use hk_runtime::anim::{self, math, Frames, Skeleton};
@@ -46,20 +47,6 @@ fn frames_of(doc: &Document) -> (String, Frames, f32) {
         a.decoder.frames().unwrap(),
         a.decoder.duration(),
     )
-}
-
-/// The diagonal of the reference pose's model-space bounding box.
-fn extent(s: &Skeleton) -> f32 {
-    let local: Vec<_> = s.bones.iter().map(|b| b.reference).collect();
-    let model = s.model_pose(&local);
-    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
-    for t in &model {
-        for i in 0..3 {
-            lo[i] = lo[i].min(t.translation[i]);
-            hi[i] = hi[i].max(t.translation[i]);
-        }
-    }
-    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f32>().sqrt()
 }
 
 /// The largest translation difference (relative to `extent`) and rotation difference in

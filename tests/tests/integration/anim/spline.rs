@@ -2,6 +2,7 @@
 //! settings against the uncompressed motion of the same set and layout, game files from
 //! three Havok versions and containers, and hostile edits of a real file's members.
 
+use super::extent;
 use std::path::{Path, PathBuf};
 
 use hk_runtime::anim::{self, math, AnimError, Frames, Skeleton};
@@ -59,20 +60,6 @@ fn layouts(set: &Path, name: &str) -> Vec<String> {
         .collect();
     out.sort();
     out
-}
-
-/// The size of the skeleton's reference pose: its model-space bounding box's diagonal.
-fn extent(s: &Skeleton) -> f32 {
-    let local: Vec<_> = s.bones.iter().map(|b| b.reference).collect();
-    let model = s.model_pose(&local);
-    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
-    for t in &model {
-        for i in 0..3 {
-            lo[i] = lo[i].min(t.translation[i]);
-            hi[i] = hi[i].max(t.translation[i]);
-        }
-    }
-    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f32>().sqrt()
 }
 
 /// The largest translation (absolute) and rotation (degrees) differences of two

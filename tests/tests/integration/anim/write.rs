@@ -2,6 +2,7 @@
 //! `allosaur_run` written back uncompressed and spline compressed at three tolerances,
 //! read back strictly, written again byte for byte, and decoded within the tolerance.
 
+use super::extent;
 use hk_runtime::anim::spline_encode::angle_between;
 use hk_runtime::anim::spline_encode::Tolerance;
 use hk_runtime::anim::write::{self, Compression, Motion};
@@ -110,20 +111,6 @@ fn errors(a: &Frames, b: &Frames) -> (f32, f32, f32) {
         );
     }
     e
-}
-
-/// The size of the skeleton's reference pose in model space (its bounding box's diagonal).
-fn extent(skeleton: &Skeleton) -> f32 {
-    let local: Vec<_> = skeleton.bones.iter().map(|b| b.reference).collect();
-    let model = skeleton.model_pose(&local);
-    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
-    for t in &model {
-        for i in 0..3 {
-            lo[i] = lo[i].min(t.translation[i]);
-            hi[i] = hi[i].max(t.translation[i]);
-        }
-    }
-    (0..3).map(|i| (hi[i] - lo[i]).powi(2)).sum::<f32>().sqrt()
 }
 
 #[test]
