@@ -13,14 +13,80 @@ pub(super) struct Pools {
     pub knots: Vec<f32>,
     /// Control points (translation and scale use the first three components).
     pub points: Vec<[f32; 4]>,
+    /// The knots as stored (bytes), for comparing a new vector with earlier ones.
+    stored: Vec<u8>,
+    /// Knot vectors, each stored once per block (a spline whose knots equal one of the
+    /// last [`RECENT`] vectors of its block shares it), in block order.
+    pub vectors: Vec<KnotVector>,
+    /// The first vector of the block being read.
+    block_first: usize,
+}
+
+/// Knot vectors of a block compared against when a spline's knots are read: enough for
+/// the few shapes a block's tracks share, few enough to keep reading linear.
+const RECENT: usize = 8;
+
+/// A knot vector in the [`Pools`]: its degree and where its knots lie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct KnotVector {
+    pub degree: u8,
+    pub at: u32,
+    pub len: u32,
+}
+
+impl Pools {
+    /// Empty pools for `bytes` of block data, with room for what such data usually holds
+    /// (at least two bytes per control point and knot), so that reading seldom grows them.
+    pub(super) fn with_capacity(bytes: usize) -> Pools {
+        Pools {
+            knots: Vec::with_capacity(bytes / 4),
+            stored: Vec::with_capacity(bytes / 4),
+            points: Vec::with_capacity(bytes / 4),
+            vectors: Vec::with_capacity(bytes / 64),
+            block_first: 0,
+        }
+    }
+
+    /// Starts a block: later splines share knot vectors only within it.
+    pub(super) fn start_block(&mut self) {
+        self.block_first = self.vectors.len();
+    }
+
+    /// The knots of vector `v`.
+    pub(super) fn knots(&self, v: KnotVector) -> &[f32] {
+        &self.knots[v.at as usize..(v.at + v.len) as usize]
+    }
+
+    /// The vector of degree `degree` with knots `bytes`: a recent one of this block if
+    /// equal, else a new one. Returns its index.
+    fn vector(&mut self, degree: u8, bytes: &[u8]) -> u32 {
+        let from = self.block_first.max(self.vectors.len().saturating_sub(RECENT));
+        let same = |v: &KnotVector| {
+            v.degree == degree
+                && v.len as usize == bytes.len()
+                && self.stored[v.at as usize..(v.at + v.len) as usize] == *bytes
+        };
+        if let Some(i) = self.vectors[from..].iter().rposition(same) {
+            return (from + i) as u32;
+        }
+        let at = self.knots.len() as u32;
+        self.knots.extend(bytes.iter().map(|k| f32::from(*k)));
+        self.stored.extend_from_slice(bytes);
+        self.vectors.push(KnotVector {
+            degree,
+            at,
+            len: bytes.len() as u32,
+        });
+        (self.vectors.len() - 1) as u32
+    }
 }
 
 /// A stored spline: where its knots and control points lie in the [`Pools`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Spline {
-    pub degree: u8,
     pub points: u32,
-    pub knots_at: u32,
+    /// The knot vector, an index into [`Pools::vectors`].
+    pub vector: u32,
     pub points_at: u32,
 }
 
@@ -55,6 +121,7 @@ pub(super) fn read_block(
     let masks =
         Cursor::new(data, at.start, at.end, at.big).take(4 * at.tracks, "the track masks")?;
     let mut c = Cursor::new(data, at.tracks_at, at.end, at.big);
+    pools.start_block();
     let mut out = Vec::with_capacity(3 * at.tracks);
     for (i, m) in masks.chunks_exact(4).enumerate() {
         let mask_at = at.start + 4 * i;
@@ -72,10 +139,12 @@ fn read_track(
 ) -> Res<[Channel; 3]> {
     let q = m[0];
     let pos_q = scalar_width(q & 3, mask_at, "translation")?;
-    let rot_f = RotFormat::from_bits((q >> 2) & 0xF).ok_or((
-        mask_at,
-        format!("rotation format {} is not one", (q >> 2) & 0xF),
-    ))?;
+    let rot_f = RotFormat::from_bits((q >> 2) & 0xF).ok_or_else(|| {
+        (
+            mask_at,
+            format!("rotation format {} is not one", (q >> 2) & 0xF),
+        )
+    })?;
     let scale_q = scalar_width(q >> 6, mask_at, "scale")?;
     let pos = vector(c, m[1], pos_q, 0.0, mask_at + 1, pools)?;
     let rot = rotation(c, m[2], rot_f, pools)?;
@@ -122,7 +191,7 @@ fn vector(
         }
         return Ok(Channel::Const(v));
     }
-    let (degree, points, knots_at) = header(c, pools)?;
+    let (points, vector) = header(c, pools)?;
     c.align(4)?;
     let mut base = [def, def, def, 0.0];
     let mut range = [(0.0f32, 0.0f32); 3];
@@ -139,35 +208,54 @@ fn vector(
     let comps = spl.count_ones() as usize;
     let raw = c.take(points * comps * width, "control points")?;
     let points_at = pools.points.len() as u32;
-    let big = c.big();
-    let scale = if width == 1 {
-        1.0 / 255.0
-    } else {
-        1.0 / 65535.0
+    let mut which = [0usize; 3];
+    let mut n = 0;
+    for k in (0..3).filter(|k| spl & (1 << k) != 0) {
+        which[n] = k;
+        n += 1;
+    }
+    let q = Quantized {
+        base,
+        range,
+        which: &which[..n],
     };
-    let mut words = raw.chunks_exact(width).map(|b| match b {
-        [x] => f32::from(*x),
-        [a, b] if big => f32::from(u16::from_be_bytes([*a, *b])),
-        [a, b] => f32::from(u16::from_le_bytes([*a, *b])),
-        _ => 0.0,
-    });
-    for _ in 0..points {
-        let mut p = base;
-        for k in 0..3 {
-            if spl & (1 << k) != 0 {
-                let (lo, hi) = range[k];
-                p[k] = lo + (hi - lo) * (words.next().unwrap_or(0.0) * scale);
-            }
-        }
-        pools.points.push(p);
+    pools.points.reserve(points);
+    match (width, c.big()) {
+        (1, _) => q.decode(raw, 1, |b| f32::from(b[0]) * (1.0 / 255.0), pools),
+        (_, true) => q.decode(raw, 2, |b| f32::from(u16::from_be_bytes([b[0], b[1]])) * (1.0 / 65535.0), pools),
+        (_, false) => q.decode(raw, 2, |b| f32::from(u16::from_le_bytes([b[0], b[1]])) * (1.0 / 65535.0), pools),
     }
     c.align(4)?;
     Ok(Channel::Spline(Spline {
-        degree,
         points: points as u32,
-        knots_at,
+        vector,
         points_at,
     }))
+}
+
+/// How a translation or scale spline's control points are stored: the default and static
+/// components, the range of each spline component, and which components are splines.
+struct Quantized<'a> {
+    base: [f32; 4],
+    range: [(f32, f32); 3],
+    which: &'a [usize],
+}
+
+impl Quantized<'_> {
+    /// Decodes the control points in `raw` (each spline component's scalar of `width`
+    /// bytes, read into `0..=1` by `unit`) into the pool: `min + (max − min) × unit`.
+    #[inline(always)]
+    fn decode(&self, raw: &[u8], width: usize, unit: impl Fn(&[u8]) -> f32, pools: &mut Pools) {
+        let per_point = width * self.which.len();
+        pools.points.extend(raw.chunks_exact(per_point).map(|b| {
+            let mut p = self.base;
+            for (j, &k) in self.which.iter().enumerate() {
+                let (lo, hi) = self.range[k];
+                p[k] = lo + (hi - lo) * unit(&b[j * width..]);
+            }
+            p
+        }));
+    }
 }
 
 /// A rotation: a spline when any of bits 4-7 is set (whatever bits 0-3 say), else a
@@ -181,7 +269,7 @@ fn rotation(c: &mut Cursor<'_>, flags: u8, f: RotFormat, pools: &mut Pools) -> R
             c, f,
         )?)));
     }
-    let (degree, points, knots_at) = header(c, pools)?;
+    let (points, vector) = header(c, pools)?;
     c.align(f.align())?;
     if c.remaining() < points.saturating_mul(f.size()) {
         return Err((
@@ -193,13 +281,10 @@ fn rotation(c: &mut Cursor<'_>, flags: u8, f: RotFormat, pools: &mut Pools) -> R
         ));
     }
     let points_at = pools.points.len() as u32;
-    for _ in 0..points {
-        pools.points.push(quat::read(c, f)?);
-    }
+    quat::read_run(c, f, points, &mut pools.points)?;
     Ok(Channel::Spline(Spline {
-        degree,
         points: points as u32,
-        knots_at,
+        vector,
         points_at,
     }))
 }
@@ -207,8 +292,8 @@ fn rotation(c: &mut Cursor<'_>, flags: u8, f: RotFormat, pools: &mut Pools) -> R
 /// A spline's header: the control point count less one (16 bits), the degree (8 bits) and
 /// `points + degree + 1` knots (8 bits each), checked: a degree up to [`MAX_DEGREE`], at
 /// least `degree + 1` points, knots non-decreasing over a non-empty domain. Returns the
-/// degree, the control point count and where the knots went in the pool.
-fn header(c: &mut Cursor<'_>, pools: &mut Pools) -> Res<(u8, usize, u32)> {
+/// control point count and the knot vector's index in the pool.
+fn header(c: &mut Cursor<'_>, pools: &mut Pools) -> Res<(usize, u32)> {
     let at = c.pos;
     let points = usize::from(c.u16("a spline's control point count")?) + 1;
     let degree = c.u8("a spline's degree")?;
@@ -230,7 +315,5 @@ fn header(c: &mut Cursor<'_>, pools: &mut Pools) -> Res<(u8, usize, u32)> {
             "the knots leave the spline no domain".to_string(),
         ));
     }
-    let knots_at = pools.knots.len() as u32;
-    pools.knots.extend(knots.iter().map(|k| f32::from(*k)));
-    Ok((degree, points, knots_at))
+    Ok((points, pools.vector(degree, knots)))
 }

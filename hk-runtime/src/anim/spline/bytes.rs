@@ -76,18 +76,6 @@ impl<'a> Cursor<'a> {
         })
     }
 
-    /// A 40-bit unsigned integer (five bytes).
-    pub(super) fn u40(&mut self, what: &str) -> Res<u64> {
-        let b = self.take(5, what)?;
-        let mut v = 0u64;
-        if self.big {
-            b.iter().for_each(|x| v = (v << 8) | u64::from(*x));
-        } else {
-            b.iter().rev().for_each(|x| v = (v << 8) | u64::from(*x));
-        }
-        Ok(v)
-    }
-
     /// A finite 32-bit float.
     pub(super) fn finite(&mut self, what: &str) -> Res<f32> {
         let at = self.pos;

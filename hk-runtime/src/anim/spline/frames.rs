@@ -1,123 +1,135 @@
-//! Every frame of a spline animation, block by block: per track, each part's basis
-//! weights at the block's whole frames are computed once per knot vector (tracks of a
-//! block mostly share theirs), then each frame is a weighted sum of control points.
+//! Every frame of a spline animation, block by block: the basis weights of each of the
+//! block's knot vectors at its whole frames are computed once (tracks share vectors, see
+//! [`super::block::Pools::vectors`]), then each part of each track (translation, rotation,
+//! scale) is filled over the block's frames in its own pass: a constant, or a weighted sum
+//! of control points in a loop unrolled for the spline's degree.
 
 use super::block::Channel;
-use super::eval::{Basis, Curve};
-use super::{transform, SplineAnimation};
+use super::eval::{basis_frames, Basis, Curve};
+use super::SplineAnimation;
+use crate::anim::math::normalize;
 use crate::anim::Transform;
 
-/// The weights of a block's frames for the last few knot vectors seen by one part.
-#[derive(Default)]
-struct BasisCache {
-    slots: Vec<Slot>,
-    next: usize,
+/// Which part of a transform a pass fills.
+#[derive(Clone, Copy)]
+enum Which {
+    Translation,
+    Rotation,
+    Scale,
 }
 
-/// One knot vector's weights at a block's frames.
-struct Slot {
-    knots: Vec<f32>,
-    degree: usize,
-    weights: Vec<Basis>,
-}
-
-/// Knot vectors each part remembers.
-const SLOTS: usize = 4;
-
-impl BasisCache {
-    /// The weights at frames `0..count` of `c`'s knot vector.
-    fn get(&mut self, c: &Curve<'_>, count: usize) -> &[Basis] {
-        let hit = self
-            .slots
-            .iter()
-            .position(|s| s.degree == c.degree && s.weights.len() == count && s.knots == c.knots);
-        let i = match hit {
-            Some(i) => i,
-            None => self.fill(c, count),
-        };
-        &self.slots[i].weights
-    }
-
-    /// Computes `c`'s weights into the oldest slot; returns the slot.
-    fn fill(&mut self, c: &Curve<'_>, count: usize) -> usize {
-        if self.slots.len() < SLOTS {
-            self.slots.push(Slot {
-                knots: Vec::new(),
-                degree: 0,
-                weights: Vec::new(),
-            });
-            self.next = self.slots.len() - 1;
-        }
-        let i = self.next;
-        self.next = (i + 1) % SLOTS;
-        let s = &mut self.slots[i];
-        s.degree = c.degree;
-        s.knots.clear();
-        s.knots.extend_from_slice(c.knots);
-        s.weights.clear();
-        s.weights.extend((0..count).map(|u| c.basis(u as f32)));
-        i
-    }
-}
-
-/// One cache per part: translation, rotation, scale.
-#[derive(Default)]
-pub(super) struct Caches([BasisCache; 3]);
-
-/// A part of a track over a block: a constant, or a spline and its weights per frame.
-enum Part<'a> {
-    Const([f32; 4]),
-    Spline(Curve<'a>, &'a [Basis]),
-}
-
-impl Part<'_> {
-    #[inline]
-    fn at(&self, f: usize) -> [f32; 4] {
+impl Which {
+    /// Stores `v` as this part of `x` (rotations normalised).
+    #[inline(always)]
+    fn store(self, x: &mut Transform, v: [f32; 4]) {
         match self {
-            Part::Const(v) => *v,
-            Part::Spline(c, w) => c.at(&w[f]),
+            Which::Translation => x.translation = [v[0], v[1], v[2]],
+            Which::Scale => x.scale = [v[0], v[1], v[2]],
+            Which::Rotation => x.rotation = unit(v),
         }
+    }
+}
+
+/// `r` normalised (the identity when it has no length).
+#[inline(always)]
+fn unit(r: [f32; 4]) -> [f32; 4] {
+    let n2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3];
+    if n2 > 0.0 && n2.is_finite() {
+        let k = 1.0 / n2.sqrt();
+        [r[0] * k, r[1] * k, r[2] * k, r[3] * k]
+    } else {
+        normalize(r)
+    }
+}
+
+/// The weighted sum of `N` control points from `b.first`.
+#[inline(always)]
+fn sum<const N: usize>(points: &[[f32; 4]], b: &Basis) -> Option<[f32; 4]> {
+    let first = b.first as usize;
+    let pts = <&[[f32; 4]; N]>::try_from(points.get(first..first + N)?).ok()?;
+    let mut out = [0.0f32; 4];
+    for j in 0..N {
+        for i in 0..4 {
+            out[i] += pts[j][i] * b.w[j];
+        }
+    }
+    Some(out)
+}
+
+/// Fills one part of one track over a block's rows (`stride` transforms apart, from
+/// `k`): `N` is the spline's degree + 1.
+#[inline(always)]
+fn fill_spline<const N: usize>(
+    rows: &mut [Transform],
+    stride: usize,
+    k: usize,
+    which: Which,
+    c: &Curve<'_>,
+    weights: &[Basis],
+) {
+    for (row, b) in rows.chunks_exact_mut(stride).zip(weights) {
+        let v = sum::<N>(c.points, b).unwrap_or_else(|| c.at(b));
+        which.store(&mut row[k], v);
     }
 }
 
 impl SplineAnimation {
     /// Writes block `b`'s `count` frames, from frame `first`, into `out` (every frame of
-    /// every track), track by track.
+    /// every track), part by part; `weights` is scratch space.
     pub(super) fn block_frames(
         &self,
         b: usize,
         first: usize,
         count: usize,
         out: &mut [Transform],
-        caches: &mut Caches,
+        weights: &mut Vec<Basis>,
     ) {
+        let (lo, hi) = (self.vectors[b] as usize, self.vectors[b + 1] as usize);
+        weights.clear();
+        for v in &self.pools.vectors[lo..hi] {
+            let (d, k) = (usize::from(v.degree), self.pools.knots(*v));
+            basis_frames(d, k, count, weights);
+        }
         let t = self.tracks;
         let rows = &mut out[first * t..(first + count) * t];
+        let parts = [Which::Translation, Which::Rotation, Which::Scale];
         for (k, ch) in self.blocks[b].chunks_exact(3).enumerate() {
-            let [c0, c1, c2] = &mut caches.0;
-            let p = [
-                self.part(&ch[0], c0, count),
-                self.part(&ch[1], c1, count),
-                self.part(&ch[2], c2, count),
-            ];
-            if let [Part::Const(a), Part::Const(b), Part::Const(c)] = &p {
-                let x = transform(*a, *b, *c);
-                rows.chunks_exact_mut(t).for_each(|row| row[k] = x);
-                continue;
-            }
-            for (f, row) in rows.chunks_exact_mut(t).enumerate() {
-                row[k] = transform(p[0].at(f), p[1].at(f), p[2].at(f));
-            }
-        }
-    }
-
-    /// Channel `c` over a block of `count` frames.
-    fn part<'a>(&'a self, c: &Channel, cache: &'a mut BasisCache, count: usize) -> Part<'a> {
-        match c {
-            Channel::Const(v) => Part::Const(*v),
-            Channel::Spline(s) => {
-                let curve = self.curve(s);
-                Part::Spline(curve, cache.get(&curve, count))
+            for (c, which) in ch.iter().zip(parts) {
+                match c {
+                    Channel::Const(v) => {
+                        let mut x = Transform::IDENTITY;
+                        which.store(&mut x, *v);
+                        let rows = rows.chunks_exact_mut(t);
+                        match which {
+                            Which::Translation => {
+                                rows.for_each(|row| row[k].translation = x.translation)
+                            }
+                            Which::Rotation => rows.for_each(|row| row[k].rotation = x.rotation),
+                            Which::Scale => rows.for_each(|row| row[k].scale = x.scale),
+                        }
+                    }
+                    Channel::Spline(s) => {
+                        let curve = self.curve(s);
+                        let at = (s.vector as usize - lo) * count;
+                        let w = &weights[at..at + count];
+                        match (curve.degree, which) {
+                            (1, Which::Rotation) => {
+                                fill_spline::<2>(rows, t, k, Which::Rotation, &curve, w)
+                            }
+                            (3, Which::Rotation) => {
+                                fill_spline::<4>(rows, t, k, Which::Rotation, &curve, w)
+                            }
+                            (1, _) => fill_spline::<2>(rows, t, k, which, &curve, w),
+                            (2, _) => fill_spline::<3>(rows, t, k, which, &curve, w),
+                            (3, _) => fill_spline::<4>(rows, t, k, which, &curve, w),
+                            _ => {
+                                for (row, b) in rows.chunks_exact_mut(t).zip(w) {
+                                    which.store(&mut row[k], curve.at(b));
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
     }

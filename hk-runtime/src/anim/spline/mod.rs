@@ -36,6 +36,8 @@ pub struct SplineAnimation {
     /// Frames from one block's start to the next's (`maxFramesPerBlock − 1`).
     step: usize,
     blocks: Vec<Vec<Channel>>,
+    /// Block `b`'s knot vectors are `vectors[b]..vectors[b + 1]` of the pool's.
+    vectors: Vec<u32>,
     pools: Pools,
 }
 
@@ -70,7 +72,7 @@ impl SplineAnimation {
                 format!("{mask_size} bytes of masks for {} tracks", shape.tracks),
             ));
         }
-        let (blocks, pools) = read_blocks(rec, &shape, mask_size, big)?;
+        let (blocks, vectors, pools) = read_blocks(rec, &shape, mask_size, big)?;
         Ok(SplineAnimation {
             duration,
             frame_duration,
@@ -78,6 +80,7 @@ impl SplineAnimation {
             tracks: shape.tracks,
             step: shape.step,
             blocks,
+            vectors,
             pools,
         })
     }
@@ -136,7 +139,7 @@ fn read_blocks(
     s: &Shape,
     mask_size: usize,
     big: bool,
-) -> Result<(Vec<Vec<Channel>>, Pools)> {
+) -> Result<(Vec<Vec<Channel>>, Vec<u32>, Pools)> {
     let offsets = rec.u32s("blockOffsets")?;
     let float_offsets = rec.u32s("floatBlockOffsets")?;
     let data = rec.bytes("data")?;
@@ -146,9 +149,11 @@ fn read_blocks(
             format!("{} offsets for {} blocks", offsets.len(), s.blocks),
         ));
     }
-    let mut pools = Pools::default();
+    let mut pools = Pools::with_capacity(data.len());
     let mut blocks = Vec::with_capacity(s.blocks);
+    let mut vectors = Vec::with_capacity(s.blocks + 1);
     for (b, &start) in offsets.iter().enumerate() {
+        vectors.push(pools.vectors.len() as u32);
         let start = start as usize;
         let end = offsets.get(b + 1).map_or(data.len(), |&e| e as usize);
         if start > end || end > data.len() {
@@ -173,7 +178,8 @@ fn read_blocks(
         check_float_start(rec, &float_offsets, b, start, stop)?;
         blocks.push(channels);
     }
-    Ok((blocks, pools))
+    vectors.push(pools.vectors.len() as u32);
+    Ok((blocks, vectors, pools))
 }
 
 /// The transform data of block `b` (from `start`) ended at `stop`, which must not pass
@@ -202,13 +208,12 @@ fn check_float_start(
 impl SplineAnimation {
     /// The channel's curve, when it is a spline.
     fn curve(&self, s: &block::Spline) -> Curve<'_> {
-        let (d, n) = (usize::from(s.degree), s.points as usize);
-        let k = s.knots_at as usize;
+        let v = self.pools.vectors[s.vector as usize];
         let p = s.points_at as usize;
         Curve {
-            degree: d,
-            knots: &self.pools.knots[k..k + n + d + 1],
-            points: &self.pools.points[p..p + n],
+            degree: usize::from(v.degree),
+            knots: self.pools.knots(v),
+            points: &self.pools.points[p..p + s.points as usize],
         }
     }
 
@@ -308,11 +313,12 @@ impl Decoder for SplineAnimation {
             transforms: vec![Transform::IDENTITY; n * t],
             floats: Vec::new(),
         };
-        let mut cache = frames::Caches::default();
+        let most = self.vectors.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        let mut weights = Vec::with_capacity(most as usize * (self.step + 1).min(n));
         for b in 0..self.blocks.len() {
             let first = b * self.step;
             let count = (n - first).min(self.step + 1);
-            self.block_frames(b, first, count, &mut out.transforms, &mut cache);
+            self.block_frames(b, first, count, &mut out.transforms, &mut weights);
         }
         Ok(out)
     }
