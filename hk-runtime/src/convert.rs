@@ -164,7 +164,10 @@ fn relayout_classes(
                 .position(|x| x.name == mname)
                 .ok_or_else(|| stale(format!("a member `{mname}` the schema's class lacks")))?;
             if fields[offset_i].as_u64() != Some(u64::from(old.members[k].offset)) {
-                return Err(stale(format!("offset {:?} for `{mname}`", fields[offset_i])));
+                return Err(stale(format!(
+                    "offset {:?} for `{mname}`",
+                    fields[offset_i]
+                )));
             }
             fields[offset_i] = Value::UInt(u64::from(new.members[k].offset));
         }

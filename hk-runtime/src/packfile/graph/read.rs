@@ -360,9 +360,7 @@ fn element_class(plans: &Plans<'_>, r: &Reader<'_, '_>, id: ObjectId, at: Loc) -
             )
         })?;
     // A typed missing-class error at the header, which the callers put in its member path.
-    schema
-        .require(name)
-        .map_err(|e| e.at(r.abs(at)))
+    schema.require(name).map_err(|e| e.at(r.abs(at)))
 }
 
 /// A pointer slot's value; an interior pointer is deferred and reads as null until the

@@ -504,7 +504,16 @@ impl<'g> GraphModel<'g> {
                     return Ok(());
                 };
                 let p = w.ptr();
-                w.array(off + p, ArrayKind::Simple, DynArr { items: &h.items, elem, owner }, h.items.len())
+                w.array(
+                    off + p,
+                    ArrayKind::Simple,
+                    DynArr {
+                        items: &h.items,
+                        elem,
+                        owner,
+                    },
+                    h.items.len(),
+                )
             }
             // A column of another kind than the element's is checked value by value as
             // the elements are written.

@@ -8,6 +8,7 @@
 use hk_runtime::convert::convert;
 use hk_runtime::dump;
 use hk_runtime::file::{self, Document, Schemas};
+use hk_runtime::packfile::check::pointer_slots;
 use hk_runtime::packfile::graph::read::ReadOptions;
 use hk_runtime::packfile::{Loc, Packfile};
 use hk_runtime::LayoutRules;
@@ -98,7 +99,11 @@ fn check_bytes(tag: &str, file: &[u8]) {
             u32::from_le_bytes(b)
         }
     };
-    let class_of = |i: usize| pf.class_names[pf.object_table()[i].1 as usize].name.to_string();
+    let class_of = |i: usize| {
+        pf.class_names[pf.object_table()[i].1 as usize]
+            .name
+            .to_string()
+    };
     let vb = (0..pf.object_table().len())
         .find(|&i| class_of(i) == "hkxVertexBuffer")
         .unwrap();
@@ -113,14 +118,25 @@ fn check_bytes(tag: &str, file: &[u8]) {
         "{tag}: the hkClass object's name"
     );
     let data = pf.resolve(body.plus(p)).expect("data pointer");
-    assert!(pf.object_at(data).is_none(), "{tag}: the data is owned, not an object");
+    assert!(
+        pf.object_at(data).is_none(),
+        "{tag}: the data is owned, not an object"
+    );
     assert_eq!(data.offset % 16, 0, "{tag}: elements on a 16-byte boundary");
     let stride = 2 * p;
     assert_eq!(f32::from_bits(word(data.plus(stride))), 1.25, "{tag}");
-    let second = pf.resolve(data.plus(stride + p)).expect("text of element 1");
+    let second = pf
+        .resolve(data.plus(stride + p))
+        .expect("text of element 1");
     assert_eq!(c_string(&pf, file, second), "second", "{tag}");
-    assert!(pf.resolve(data.plus(2 * stride + p)).is_none(), "{tag}: null text");
-    assert!(pf.resolve(body.plus(3 * p)).is_none(), "{tag}: null format after the array");
+    assert!(
+        pf.resolve(data.plus(2 * stride + p)).is_none(),
+        "{tag}: null text"
+    );
+    assert!(
+        pf.resolve(body.plus(3 * p)).is_none(),
+        "{tag}: null format after the array"
+    );
 }
 
 #[test]
@@ -130,8 +146,14 @@ fn homogeneous_arrays_read_dump_build_and_convert_in_every_layout() {
         .iter()
         .map(|tag| dump::build(&dump_for(tag), &schemas).unwrap().0)
         .collect();
+    let schema = hk_tests::schema("havok-5.5");
     for (tag, bytes) in LAYOUTS.iter().zip(&built) {
         check_bytes(tag, bytes);
+        // `hk schema check`: every fixup, the elements' strings included, on a slot.
+        let slots = pointer_slots(&schema, &Packfile::parse(bytes).unwrap()).unwrap();
+        // Root: array, two strings, variant object; buffer: class, data, two texts; class:
+        // name, member array, two member names.
+        assert_eq!((slots.on_slots, slots.fixups), (12, 12), "{tag}: {slots:?}");
         let doc = open(&schemas, bytes);
         assert_eq!(file::write(&doc).unwrap(), *bytes, "{tag}: read -> write");
         let j = dump::to_json(&doc);
@@ -140,7 +162,11 @@ fn homogeneous_arrays_read_dump_build_and_convert_in_every_layout() {
         assert_eq!(vd["class"], 2, "{tag}");
         assert_eq!(vd["items"][1]["text"], "second", "{tag}");
         assert_eq!(vd["items"][2]["time"], -2.0, "{tag}");
-        assert_eq!(dump::build(&j, &schemas).unwrap().0, *bytes, "{tag}: dump -> build");
+        assert_eq!(
+            dump::build(&j, &schemas).unwrap().0,
+            *bytes,
+            "{tag}: dump -> build"
+        );
         let toml = dump::to_toml(&doc).unwrap();
         let (from_toml, _) =
             dump::build_text(toml.as_bytes(), dump::Format::Toml, &schemas).unwrap();
@@ -154,7 +180,10 @@ fn homogeneous_arrays_read_dump_build_and_convert_in_every_layout() {
             }
             let mut doc = open(&schemas, &built[i]);
             let there = convert(&mut doc, LayoutRules::from_tag(to).unwrap()).unwrap();
-            assert!(there == built[k], "{from} -> {to}: not the file built for {to}");
+            assert!(
+                there == built[k],
+                "{from} -> {to}: not the file built for {to}"
+            );
             let back = convert(&mut open(&schemas, &there), doc_rules(from)).unwrap();
             assert!(back == built[i], "{from} -> {to} -> {from} differs");
             pairs += 1;
@@ -204,4 +233,38 @@ fn a_homogeneous_array_whose_class_object_names_another_class_is_refused() {
     let mut j = dump_for("8111");
     j["objects"][1]["fields"]["vertexData"]["items"][0]["time"] = json!("x");
     assert!(dump::build(&j, &schemas).is_err());
+}
+
+/// `hk schema layout` of `hkxVertexBuffer`: the member takes two pointers and an `int`,
+/// padded to the pointer (12 bytes with 4-byte pointers, 24 with 8-byte ones), and the
+/// 4 bytes after the count under 8-byte pointers are padding the reader checks.
+#[test]
+fn the_layout_of_a_homogeneous_array_is_two_pointers_and_a_count() {
+    let schema = hk_tests::schema("havok-5.5");
+    for (tag, member, format, size) in [("4011", 12, 12, 16), ("8111", 24, 24, 32)] {
+        let rules = LayoutRules::from_tag(tag).unwrap();
+        let mut layouts = hk_runtime::schema::layout::Layouts::new(&schema, rules);
+        let flat = layouts.flattened("hkxVertexBuffer").unwrap();
+        let of = |name: &str| flat.iter().find(|(_, m, _)| m.name == name).unwrap().2;
+        assert_eq!(
+            (of("vertexData").offset, of("vertexData").size),
+            (0, member),
+            "{tag}"
+        );
+        assert_eq!(of("format").offset, format, "{tag}");
+        assert_eq!(
+            layouts.class("hkxVertexBuffer").unwrap().size,
+            size,
+            "{tag}"
+        );
+        let id = schema.require("hkxVertexBuffer").unwrap();
+        let plan = schema.plan(id, rules).unwrap();
+        let padding: Vec<(u32, u32)> = plan.gaps.to_vec();
+        let want: Vec<(u32, u32)> = if tag.starts_with('8') {
+            vec![(20, 24)]
+        } else {
+            vec![]
+        };
+        assert_eq!(padding, want, "{tag}: padding of the body");
+    }
 }
