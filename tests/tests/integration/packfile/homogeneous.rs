@@ -10,7 +10,7 @@ use hk_runtime::dump;
 use hk_runtime::file::{self, Document, Schemas};
 use hk_runtime::packfile::check::pointer_slots;
 use hk_runtime::packfile::graph::read::ReadOptions;
-use hk_runtime::packfile::{Loc, Packfile};
+use hk_runtime::packfile::{fixup, Loc, Packfile};
 use hk_runtime::LayoutRules;
 use serde_json::{json, Value as Json};
 
@@ -136,6 +136,26 @@ fn check_bytes(tag: &str, file: &[u8]) {
     assert!(
         pf.resolve(body.plus(3 * p)).is_none(),
         "{tag}: null format after the array"
+    );
+    // The class pointer is a global fixup (to an object), the data pointer a local one.
+    let sec = &pf.sections[body.section as usize];
+    let locals = fixup::local(&pf.bytes(), sec).unwrap();
+    let globals = fixup::global(&pf.bytes(), sec).unwrap();
+    assert!(
+        globals.iter().any(|g| g.source == body.offset),
+        "{tag}: class slot"
+    );
+    assert!(
+        !locals.iter().any(|l| l.source == body.offset),
+        "{tag}: class slot"
+    );
+    assert!(
+        locals.iter().any(|l| l.source == body.offset + p),
+        "{tag}: data slot"
+    );
+    assert!(
+        !globals.iter().any(|g| g.source == body.offset + p),
+        "{tag}: data slot"
     );
 }
 
