@@ -288,3 +288,35 @@ fn the_layout_of_a_homogeneous_array_is_two_pointers_and_a_count() {
         assert_eq!(padding, want, "{tag}: padding of the body");
     }
 }
+
+/// A count past the bytes left is refused before anything is allocated, in both pointer
+/// sizes (the count word is the third of the member, 2p into the `hkxVertexBuffer`).
+#[test]
+fn a_homogeneous_count_past_the_data_is_refused() {
+    let schemas = hk_tests::schema_set();
+    for tag in ["4011", "8111"] {
+        let (mut bytes, _) = dump::build(&dump_for(tag), &schemas).unwrap();
+        let pf = Packfile::parse(&bytes).unwrap();
+        let p = u32::from(pf.rules().pointer_size);
+        let vb = pf
+            .object_table()
+            .iter()
+            .find(|(_, n)| pf.class_names[*n as usize].name == "hkxVertexBuffer")
+            .unwrap()
+            .0;
+        let at = pf.abs(vb.plus(2 * p)) as usize;
+        let huge = 0x7FFF_FFFFu32;
+        let word = if tag == "4011" {
+            huge.to_be_bytes()
+        } else {
+            huge.to_le_bytes()
+        };
+        drop(pf);
+        bytes[at..at + 4].copy_from_slice(&word);
+        let e = file::open(&bytes, &schemas, ReadOptions::default()).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("2147483647 elements of"), "{tag}: {msg}");
+        assert!(msg.contains("do not fit"), "{tag}: {msg}");
+        assert!(msg.contains("hkxVertexBuffer.vertexData"), "{tag}: {msg}");
+    }
+}
