@@ -308,5 +308,10 @@ fn value_text(v: &Value) -> String {
             ptr_text(v.object.as_ref()),
             ptr_text(v.class.as_ref())
         ),
+        Value::Homogeneous(h) => format!(
+            "{} elements (class {})",
+            h.items.len(),
+            ptr_text(h.class.as_ref())
+        ),
     }
 }

@@ -21,7 +21,7 @@ use crate::error::PathSegment;
 use crate::error::{Error, WriteError};
 use crate::graph::check::{check_int, normalize_into};
 use crate::graph::{Array, Column, Floats, ObjectId, Ptr, Seg, Value};
-use crate::schema::{ClassId, FlatMember, Schema, Shape};
+use crate::schema::{ArrayKind, ClassId, FlatMember, Schema, Shape};
 
 /// The objects of a dump by id: ids are identities, not positions.
 #[derive(Debug)]
@@ -325,6 +325,7 @@ impl ValueSeed<'_, '_> {
             Shape::Pointer => Value::Pointer(None),
             Shape::String => Value::String(None),
             Shape::Variant => Value::variant(None, None),
+            Shape::Homogeneous => Value::homogeneous(None, None, Array::Values(Vec::new())),
             Shape::Array(_, elem) => Value::Array(Column::of(elem).with_capacity(0)),
             _ => return Err(self.wrong(&"null")),
         })
@@ -504,6 +505,71 @@ impl ValueSeed<'_, '_> {
         Ok(Value::variant(ptr(object), ptr(class)))
     }
 
+    /// `{"class": pointer, "element": name, "items": [...]}`, in that order: the element
+    /// class is needed to read the items (docs/dump-format.md, values).
+    fn homogeneous<'de, A: MapAccess<'de>>(&self, mut map: A) -> Result<Value, A::Error> {
+        let r = self.r;
+        let mut class = None;
+        let mut element: Option<Option<ClassId>> = None;
+        let mut items = None;
+        while let Some(k) = map.next_key::<String>()? {
+            let shape = match (k.as_str(), &element) {
+                ("class", _) if class.is_none() => Shape::Pointer,
+                ("element", _) if element.is_none() => Shape::String,
+                ("items", Some(c)) if items.is_none() => Shape::Array(
+                    ArrayKind::Simple,
+                    Box::new(c.map_or(Shape::Void, Shape::Struct)),
+                ),
+                ("items", None) => {
+                    return Err(self.raise(bad(
+                        "a homogeneous array gives `element` before `items` (the items are structs of that class)",
+                    )))
+                }
+                ("class" | "element" | "items", _) => {
+                    return Err(self.raise(bad(format!("`{k}` appears twice"))))
+                }
+                _ => {
+                    return Err(self.raise(bad(format!(
+                        "a homogeneous array has an unknown key `{k}` (known: class, element, items)"
+                    ))))
+                }
+            };
+            let v = map
+                .next_value_seed(ValueSeed { r, shape: &shape })
+                .inspect_err(|_| {
+                    r.failure.context(|| PathSegment::field(&k));
+                })?;
+            match (k.as_str(), v) {
+                ("class", Value::Pointer(p)) => class = Some(p),
+                ("element", Value::String(name)) => {
+                    let c = name
+                        .map(|n| r.schema.require(&n))
+                        .transpose()
+                        .map_err(|e| {
+                            r.failure.context(|| PathSegment::field("element"));
+                            self.raise(e)
+                        })?;
+                    element = Some(c);
+                }
+                ("items", Value::Array(a)) => items = Some(a),
+                _ => return Err(self.raise(bad(format!("a bad `{k}`")))),
+            }
+        }
+        match (class, element, items) {
+            (Some(class), Some(element), Some(items)) => {
+                if element.is_none() && !items.is_empty() {
+                    return Err(self.raise(bad(
+                        "a homogeneous array with items names their class in `element`",
+                    )));
+                }
+                Ok(Value::homogeneous(class, element, items))
+            }
+            _ => Err(self.raise(bad(
+                "a homogeneous array is {\"class\": pointer, \"element\": class name, \"items\": [...]}",
+            ))),
+        }
+    }
+
     /// `{"bytes": "hex"}` or `{}` (TOML's null).
     fn string_table<'de, A: MapAccess<'de>>(&self, mut map: A) -> Result<Value, A::Error> {
         let mut bytes = None;
@@ -654,6 +720,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_, '_> {
             Shape::Struct(c) => self.fields(*c, map),
             Shape::Pointer => self.pointer(map).map(Value::Pointer),
             Shape::Variant => self.variant(map),
+            Shape::Homogeneous if map.size_hint() != Some(0) => self.homogeneous(map),
             Shape::String => self.string_table(map),
             _ if map.size_hint() == Some(0) => self.null(),
             _ => Err(self.wrong(&"a table")),

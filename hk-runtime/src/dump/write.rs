@@ -317,7 +317,28 @@ impl Serialize for ValueOut<'_> {
                 m.serialize_entry("class", &PtrOut(cx, v.class.as_ref()))?;
                 m.end()
             }
+            Value::Homogeneous(h) => {
+                // The element class before the items: a reader needs it to read them.
+                let shape = h.element.map(Shape::Struct);
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("class", &PtrOut(cx, h.class.as_ref()))?;
+                match h.element {
+                    Some(c) => m.serialize_entry("element", cx.graph.schema().name_of(c))?,
+                    None => m.serialize_entry("element", &Nothing(cx.toml))?,
+                }
+                m.serialize_entry("items", &ArrayOut(cx, shape.as_ref(), &h.items))?;
+                m.end()
+            }
         }
+    }
+}
+
+/// A null (TOML's empty table).
+struct Nothing(bool);
+
+impl Serialize for Nothing {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        null(s, self.0)
     }
 }
 

@@ -107,6 +107,17 @@ pub fn check(schema: &Schema, shape: &Shape, v: &Value, objects: usize) -> Resul
             ptr_ok(&v.object, objects)?;
             ptr_ok(&v.class, objects)
         }
+        (Shape::Homogeneous, Value::Homogeneous(h)) => {
+            ptr_ok(&h.class, objects)?;
+            match h.element {
+                Some(c) => check_array(schema, &Shape::Struct(c), &h.items, objects),
+                None if h.items.is_empty() => Ok(()),
+                None => Err(Error::write(WriteError::Invalid(format!(
+                    "a homogeneous array of {} elements names no element class",
+                    h.items.len()
+                )))),
+            }
+        }
         (Shape::Struct(c), Value::Struct(values)) => {
             let members = schema.members(*c)?;
             if values.len() != members.len() {
@@ -228,6 +239,13 @@ pub fn normalize(schema: &Schema, shape: &Shape, v: Value, objects: usize) -> Re
 fn canonical(schema: &Schema, shape: &Shape, v: Value) -> Value {
     match (shape, v) {
         (Shape::Array(_, elem), Value::Array(a)) => Value::Array(column_of(schema, elem, a)),
+        (Shape::Homogeneous, Value::Homogeneous(mut h)) => {
+            if let Some(c) = h.element {
+                let items = std::mem::replace(&mut h.items, Array::Values(Vec::new()));
+                h.items = column_of(schema, &Shape::Struct(c), items);
+            }
+            Value::Homogeneous(h)
+        }
         (Shape::Struct(c), Value::Struct(values)) => match schema.members(*c) {
             Ok(members) => Value::Struct(
                 members

@@ -18,7 +18,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub use path::{parse_path, PathStep};
-pub use value::{Array, Column, Floats, ObjectId, Ptr, Seg, StructColumns, Value, VariantPtrs};
+pub use value::{
+    Array, Column, Floats, Homogeneous, ObjectId, Ptr, Seg, StructColumns, Value, VariantPtrs,
+};
 
 use crate::error::PathSegment;
 use crate::error::{Error, Result, SchemaError, WriteError};
@@ -485,6 +487,12 @@ fn visit_ptrs(v: &mut Value, f: &impl Fn(&mut Option<Ptr>)) {
             f(&mut v.object);
             f(&mut v.class);
         }
+        Value::Homogeneous(h) => {
+            f(&mut h.class);
+            if let Array::Values(vs) = &mut h.items {
+                vs.iter_mut().for_each(|x| visit_ptrs(x, f))
+            }
+        }
         Value::Struct(vs) | Value::CArray(vs) | Value::Array(Array::Values(vs)) => {
             vs.iter_mut().for_each(|x| visit_ptrs(x, f))
         }
@@ -508,6 +516,7 @@ pub fn default_value(schema: &Schema, shape: &Shape) -> Result<Value> {
         Shape::Pointer => Value::Pointer(None),
         Shape::String => Value::String(None),
         Shape::Variant => Value::variant(None, None),
+        Shape::Homogeneous => Value::homogeneous(None, None, Array::Values(Vec::new())),
         Shape::Struct(c) => Value::Struct(default_values(schema, *c)?),
         Shape::Array(_, e) => Value::Array(Column::of(e).with_capacity(0)),
         Shape::CArray(n, e) => Value::CArray(

@@ -323,6 +323,14 @@ pub(crate) fn pointees_from(
                     }
                 }
             }
+            Value::Homogeneous(h) => {
+                if let Some(Ptr::Object(o)) = &h.class {
+                    out.insert(*o);
+                }
+                if let Array::Values(vs) = &h.items {
+                    vs.iter().for_each(|v| visit(v, out));
+                }
+            }
             Value::Array(Array::Values(vs)) | Value::Struct(vs) | Value::CArray(vs) => {
                 vs.iter().for_each(|v| visit(v, out));
             }

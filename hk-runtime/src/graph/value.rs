@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::bytes::{read_strided, write_strided};
 use crate::rules::Endian;
-use crate::schema::{Op, Shape};
+use crate::schema::{ClassId, Op, Shape};
 
 /// Index of an object in [`super::Graph::objects`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -541,6 +541,22 @@ pub enum Value {
     /// `variant`: an object and the hkClass object describing it (boxed: variants are
     /// rare, and two pointers inline would double the size of every value).
     Variant(Box<VariantPtrs>),
+    /// `homogeneousarray`: elements of one struct class that an hkClass object of the
+    /// file describes (docs/packfile-format.md §7.8); boxed, as variants are.
+    Homogeneous(Box<Homogeneous>),
+}
+
+/// A `homogeneousarray` value: the hkClass object that describes the elements, the
+/// element class that object names, and the elements (structs of that class).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Homogeneous {
+    /// The hkClass object describing the elements (null only for an empty array).
+    pub class: Option<Ptr>,
+    /// The class of the elements, as the hkClass object names it (`None` only without a
+    /// class pointer).
+    pub element: Option<ClassId>,
+    /// The elements, each a struct of `element`.
+    pub items: Array,
 }
 
 /// The two pointers of a `variant` value.
@@ -581,6 +597,15 @@ impl Value {
         Value::Variant(Box::new(VariantPtrs { object, class }))
     }
 
+    /// A `homogeneousarray` value.
+    pub fn homogeneous(class: Option<Ptr>, element: Option<ClassId>, items: Array) -> Value {
+        Value::Homogeneous(Box::new(Homogeneous {
+            class,
+            element,
+            items,
+        }))
+    }
+
     /// A short description of the value's kind for messages (`an int`, `3 floats`).
     pub fn describe(&self) -> String {
         match self {
@@ -609,6 +634,7 @@ impl Value {
             Value::Struct(v) => format!("a struct of {} members", v.len()),
             Value::CArray(v) => format!("a C array of {}", v.len()),
             Value::Variant(_) => "a variant".into(),
+            Value::Homogeneous(h) => format!("a homogeneous array of {}", h.items.len()),
         }
     }
 

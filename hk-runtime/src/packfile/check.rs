@@ -256,6 +256,7 @@ impl Walker<'_, '_, '_> {
             TypeKind::HomogeneousArray => {
                 self.slots.push(at);
                 self.slots.push(at + p);
+                self.homogeneous(at)?;
             }
             TypeKind::Array | TypeKind::SimpleArray => {
                 self.slots.push(at);
@@ -303,6 +304,48 @@ impl Walker<'_, '_, '_> {
                 }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The elements of the homogeneous array at `at` (docs/packfile-format.md §7.8):
+    /// structs of the class named by the hkClass object its class slot points to. Nothing
+    /// when that class is not in the schema (its fixups then show as strays).
+    fn homogeneous(&mut self, at: u32) -> Result<()> {
+        let p = self.pf.rules().ptr();
+        let slot = |offset| Loc {
+            section: self.sec,
+            offset,
+        };
+        let (Some(class), Some(dst)) = (self.pf.resolve(slot(at)), self.pf.resolve(slot(at + p)))
+        else {
+            return Ok(());
+        };
+        let name_at = self
+            .layouts
+            .flattened("hkClass")?
+            .iter()
+            .find(|(_, m, _)| m.name == "name")
+            .map(|(_, _, l)| l.offset);
+        let Some(text) = name_at.and_then(|o| self.pf.resolve(class.plus(o))) else {
+            return Ok(());
+        };
+        let name = self.pf.bytes().cstr(self.pf.abs(text))?.to_string();
+        if self.layouts.schema().class(&name).is_none() {
+            return Ok(());
+        }
+        let count = self.pf.bytes().u32(self.pf.abs(slot(at + 2 * p)))?;
+        let stride = self.layouts.class(&name)?.size;
+        let sec = &self.pf.sections[dst.section as usize];
+        let left = u64::from(sec.local_fixups.saturating_sub(dst.offset));
+        if u64::from(count) * u64::from(stride.max(1)) > left {
+            return Err(crate::error::Error::invalid(
+                self.pf.abs(slot(at + 2 * p)),
+                format!("homogeneous array of {count} × {stride} bytes runs past its section"),
+            ));
+        }
+        for i in 0..count {
+            self.object(&name, dst.offset + i * stride)?;
         }
         Ok(())
     }

@@ -49,6 +49,10 @@ pub enum Op {
     Array(ArrayKind, Box<Elem>),
     /// `n` elements in place.
     CArray(u16, Box<Elem>),
+    /// A `homogeneousarray`: class pointer slot, data pointer slot, `int` count
+    /// (docs/packfile-format.md §7.8); the element plan comes from the class the file's
+    /// hkClass object names.
+    Homogeneous,
     /// A type hk has no value form for.
     Unsupported(TypeKind),
 }
@@ -232,6 +236,7 @@ fn op_of(
             Op::Array(*kind, Box::new(elem(schema, inner, rules, layouts)?))
         }
         Shape::CArray(n, inner) => Op::CArray(*n, Box::new(elem(schema, inner, rules, layouts)?)),
+        Shape::Homogeneous => Op::Homogeneous,
         Shape::Unsupported(t) => Op::Unsupported(*t),
     })
 }
@@ -269,6 +274,11 @@ fn size_of(schema: &Schema, op: &Op, rules: LayoutRules) -> Result<u32> {
         Op::Struct(c) => schema.plan(*c, rules)?.size,
         Op::Array(kind, _) => array_header_size(*kind, p),
         Op::CArray(n, e) => u32::from(*n) * e.stride,
+        Op::Homogeneous => {
+            return Err(Error::schema(
+                "`homogeneousarray` elements of arrays are not supported (Havok's reflection has none: only members)",
+            ))
+        }
         Op::Unsupported(t) => {
             return Err(Error::schema(format!(
                 "`{t}` elements have no size hk knows"
@@ -332,6 +342,9 @@ fn cover(
         Op::Pointer | Op::String => leaf(p)?,
         Op::Variant => leaf(2 * p)?,
         Op::Array(kind, _) => leaf(array_header_size(*kind, p))?,
+        // Two pointer slots and the count; with 8-byte pointers the last 4 bytes are
+        // padding.
+        Op::Homogeneous => leaf(2 * p + 4)?,
         // Reading one fails with its name; nothing of it is padding.
         Op::Unsupported(_) => leaf(size)?,
         Op::Struct(c) => {

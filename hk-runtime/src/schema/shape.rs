@@ -56,8 +56,12 @@ pub enum Shape {
     Array(ArrayKind, Box<Shape>),
     /// A C array of `len` elements of the inner shape.
     CArray(u16, Box<Shape>),
-    /// A type hk has no value form for (`inplacearray`, `homogeneousarray`, a `relptr`
-    /// outside tagfiles): reading one is an error that names it.
+    /// `homogeneousarray`: a pointer to the hkClass object describing the elements, a
+    /// pointer to them and an `int` count (docs/packfile-format.md §7.8). The element
+    /// class is the one that object names, so it is not part of the shape.
+    Homogeneous,
+    /// A type hk has no value form for (`inplacearray`, a `relptr` outside tagfiles):
+    /// reading one is an error that names it.
     Unsupported(TypeKind),
 }
 
@@ -142,7 +146,8 @@ impl Shape {
             T::RelArray => array(ArrayKind::Rel)?,
             T::RelArray64 => array(ArrayKind::Rel64)?,
             T::RelArrayView => array(ArrayKind::RelView)?,
-            T::InplaceArray | T::HomogeneousArray => Shape::Unsupported(ty),
+            T::HomogeneousArray => Shape::Homogeneous,
+            T::InplaceArray => Shape::Unsupported(ty),
         })
     }
 
@@ -165,6 +170,7 @@ impl Shape {
             Shape::Struct(c) => format!("struct {}", schema.name_of(*c)),
             Shape::Array(_, e) => format!("array of {}", e.describe(schema)),
             Shape::CArray(n, e) => format!("{n} × {}", e.describe(schema)),
+            Shape::Homogeneous => "homogeneousarray".into(),
             Shape::Unsupported(t) => t.name().into(),
         }
     }

@@ -105,7 +105,7 @@ impl PtrMemo {
     /// Whether a value of `shape` can hold a pointer.
     pub fn shape(&mut self, schema: &Schema, shape: &Shape) -> bool {
         match shape {
-            Shape::Pointer | Shape::Variant => true,
+            Shape::Pointer | Shape::Variant | Shape::Homogeneous => true,
             Shape::Struct(c) => self.class(schema, *c),
             Shape::Array(_, e) | Shape::CArray(_, e) => self.shape(schema, e),
             _ => false,
@@ -132,7 +132,7 @@ impl PtrMemo {
                     s = e;
                 }
                 match s {
-                    Shape::Pointer | Shape::Variant => found = true,
+                    Shape::Pointer | Shape::Variant | Shape::Homogeneous => found = true,
                     Shape::Struct(x) if !seen.contains(x) => {
                         seen.push(*x);
                         todo.push(*x);
@@ -177,7 +177,7 @@ fn step(p: &Paths, schema: &Schema, shape: &Shape) -> TokenStream {
             quote!(#st::Struct(&#t))
         }
         Shape::Array(kind, e) => match &**e {
-            Shape::Array(..) | Shape::CArray(..) | Shape::Unsupported(_) => {
+            Shape::Array(..) | Shape::CArray(..) | Shape::Homogeneous | Shape::Unsupported(_) => {
                 quote!(#st::Unsupported)
             }
             inner => {
@@ -187,7 +187,7 @@ fn step(p: &Paths, schema: &Schema, shape: &Shape) -> TokenStream {
             }
         },
         Shape::CArray(n, e) => match &**e {
-            Shape::Array(..) | Shape::CArray(..) | Shape::Unsupported(_) => {
+            Shape::Array(..) | Shape::CArray(..) | Shape::Homogeneous | Shape::Unsupported(_) => {
                 quote!(#st::Unsupported)
             }
             inner => {
@@ -195,7 +195,8 @@ fn step(p: &Paths, schema: &Schema, shape: &Shape) -> TokenStream {
                 quote!(#st::CArray(#n, &#e))
             }
         },
-        Shape::Unsupported(_) => quote!(#st::Unsupported),
+        // Typed code has no form for homogeneous arrays: the dynamic graph reads them.
+        Shape::Homogeneous | Shape::Unsupported(_) => quote!(#st::Unsupported),
     }
 }
 
@@ -347,7 +348,7 @@ fn typed(
                 access: Access::CArray { n: *n, elem },
             }
         }
-        Shape::Unsupported(_) => Typed {
+        Shape::Homogeneous | Shape::Unsupported(_) => Typed {
             ty: quote!(#rt::Unsupported),
             access: Access::Unsupported,
         },

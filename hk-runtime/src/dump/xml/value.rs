@@ -358,6 +358,9 @@ impl<'de> serde::Deserializer<'de> for ParamDe<'_, '_, '_, '_> {
         match shape {
             Shape::Struct(c) => self.structure(*c, v),
             Shape::Array(_, e) | Shape::CArray(_, e) => self.array(e, v),
+            Shape::Homogeneous => Err(self.bad(format!(
+                "hk reads no Havok XML form of `homogeneousarray` members (`{name}`): use a JSON or TOML dump (docs/havok-xml.md)"
+            ))),
             Shape::String => {
                 let (text, at, _) = self.gather()?;
                 self.sh().charge(text.len() as u64, at)?;

@@ -380,6 +380,10 @@ impl<'s> W<'s> {
         let m = mm.1;
         match shape {
             Shape::Void | Shape::Unsupported(_) => Ok(()),
+            Shape::Homogeneous => Err(bad(format!(
+                "hk writes no Havok XML form of `homogeneousarray` members (`{}`): use a JSON or TOML dump (docs/havok-xml.md)",
+                m.name
+            ))),
             Shape::Struct(c) => {
                 self.open(depth, &m.name, "");
                 let _ = writeln!(self.out, "\n{}<hkobject>", tabs(depth + 1));

@@ -496,6 +496,29 @@ impl<'p, 'a> Reader<'p, 'a> {
         Ok(Some(&tail[..n]))
     }
 
+    /// The bytes of the string the slot at `slot` names (without the NUL), read without
+    /// marking its fixup as met or recording its block: another object's string, such as
+    /// the name of the hkClass object a homogeneous array's class pointer names.
+    ///
+    /// # Errors
+    /// A string without a NUL before the end of its section.
+    pub fn peek_string(&self, slot: Loc) -> Result<Option<&'a [u8]>> {
+        let Some(t) = self.pf.resolve(slot) else {
+            return Ok(None);
+        };
+        self.bytes(t, 0)?;
+        let sec: &'a [u8] = self
+            .data
+            .get(t.section as usize)
+            .copied()
+            .unwrap_or_default();
+        let tail = sec.get(t.offset as usize..).unwrap_or_default();
+        match tail.iter().position(|&b| b == 0) {
+            Some(n) => Ok(Some(&tail[..n])),
+            None => Err(Error::unterminated(self.pf.abs(t), "string", "its section")),
+        }
+    }
+
     /// Reads the header of an array of `kind` at `at` whose elements are `stride` bytes,
     /// and records its elements as a block; `None` for an empty array.
     ///

@@ -21,7 +21,7 @@ use crate::packfile::info::PackfileInfo;
 use crate::packfile::{Loc, Packfile};
 use crate::rules::Endian;
 use crate::schema::plan::PlanCache as Plans;
-use crate::schema::{ClassId, ClassPlan, Elem, Op, Schema};
+use crate::schema::{ArrayKind, ClassId, ClassPlan, Elem, Op, Schema};
 
 /// A packfile read into a graph.
 #[derive(Debug)]
@@ -271,6 +271,7 @@ fn value(
             None => Value::Array(Column::of_op(&elem.op).with_capacity(0)),
             Some(els) => Value::Array(elements(plans, r, elem, els, at, depth + 1)?),
         },
+        Op::Homogeneous => homogeneous(plans, r, field(2 * r.ptr() as usize + 4)?, at, depth)?,
         Op::Unsupported(t) => {
             return Err(Error::read(ReadError::Unsupported(format!(
                 "`{t}` members in packfiles"
@@ -278,6 +279,88 @@ fn value(
             .at(r.abs(at)))
         }
     })
+}
+
+/// The `homogeneousarray` whose header `hdr` is read at `at` (docs/packfile-format.md
+/// §7.8): a class pointer to an hkClass object of the file, then a data pointer and a
+/// count as in a simple array. The elements are structs of the schema's class of the name
+/// that hkClass object holds.
+fn homogeneous(
+    plans: &Plans<'_>,
+    r: &mut Reader<'_, '_>,
+    hdr: &[u8],
+    at: Loc,
+    depth: usize,
+) -> Result<Value> {
+    let p = r.ptr();
+    let class = match r.pointer_word(at, slot_word(&hdr[..p as usize], r.endian()))? {
+        Target::Null => None,
+        Target::Object(id) => Some(id),
+        Target::Interior(_) | Target::Import(_) => {
+            return Err(Error::invalid(
+                r.abs(at),
+                "the class pointer of a homogeneous array names no object of this file (it must name an hkClass object)",
+            ))
+        }
+    };
+    let Some(id) = class else {
+        return match r.array(at.plus(p), ArrayKind::Simple, 0)? {
+            None => Ok(Value::homogeneous(None, None, Array::Values(Vec::new()))),
+            Some(els) => Err(Error::invalid(
+                r.abs(at),
+                format!(
+                    "a homogeneous array of {} elements has no class pointer",
+                    els.count
+                ),
+            )),
+        };
+    };
+    let c = element_class(plans, r, id, at)?;
+    let plan = plans.get(c)?;
+    let elem = Elem {
+        op: Op::Struct(c),
+        stride: plan.size,
+        gaps: plan.gaps.clone(),
+    };
+    let items = match r.array(at.plus(p), ArrayKind::Simple, elem.stride)? {
+        None => Array::Values(Vec::new()),
+        Some(els) => elements(plans, r, &elem, els, at, depth + 1)?,
+    };
+    Ok(Value::homogeneous(Some(Ptr::Object(id)), Some(c), items))
+}
+
+/// The schema class that hkClass object `id` names (the element class of the
+/// homogeneous array whose class pointer at `at` names it).
+fn element_class(plans: &Plans<'_>, r: &Reader<'_, '_>, id: ObjectId, at: Loc) -> Result<ClassId> {
+    let pf = r.packfile();
+    let schema = plans.schema();
+    let (loc, name_index) = pf.object_table()[id.0 as usize];
+    let kind = &pf.class_names[name_index as usize].name;
+    if *kind != "hkClass" {
+        return Err(Error::invalid(
+            r.abs(at),
+            format!("the class pointer of a homogeneous array names object #{} of class `{kind}`, not an hkClass object", id.0),
+        ));
+    }
+    let hk_class = schema.require("hkClass")?;
+    let name_at = schema
+        .members(hk_class)?
+        .iter()
+        .zip(plans.get(hk_class)?.members.iter())
+        .find(|(fm, _)| schema.member_of(fm).name == "name")
+        .map(|(_, m)| m.offset)
+        .ok_or_else(|| Error::schema("the schema's `hkClass` has no member `name`"))?;
+    let name = r
+        .peek_string(loc.plus(name_at))?
+        .and_then(|b| std::str::from_utf8(b).ok())
+        .ok_or_else(|| {
+            Error::invalid(
+                r.abs(at),
+                format!("hkClass object #{} (named by a homogeneous array's class pointer) has no UTF-8 name", id.0),
+            )
+        })?;
+    // A typed missing-class error at the header, which the callers put in its member path.
+    schema.require(name).map_err(|e| e.at(r.abs(at)))
 }
 
 /// A pointer slot's value; an interior pointer is deferred and reads as null until the

@@ -8,7 +8,7 @@
 use crate::bytes::{append_column, write_column, Scalar};
 use crate::error::{Error, Result, WriteError};
 use crate::graph::check::check_int;
-use crate::graph::{Array, Column, Graph, ObjectId, Ptr, Seg, StructColumns, Value};
+use crate::graph::{Array, Column, Graph, Homogeneous, ObjectId, Ptr, Seg, StructColumns, Value};
 use crate::packfile::engine::write::{self, Body, Model};
 use crate::packfile::info::PackfileInfo;
 use crate::rules::Endian;
@@ -17,7 +17,7 @@ use crate::schema::plan::PlanCache as Plans;
 fn column(op: &Op) -> Column {
     Column::of_op(op)
 }
-use crate::schema::{ClassId, ClassPlan, Elem, Op};
+use crate::schema::{ArrayKind, ClassId, ClassPlan, Elem, Op};
 
 /// Writes `graph` as a packfile with the container facts of `info`, laid out under
 /// `info.layout` with the classes of the graph's schema.
@@ -29,17 +29,36 @@ pub fn write(graph: &Graph, info: &PackfileInfo) -> Result<Vec<u8>> {
     let schema = graph.schema();
     let mut targets = Vec::new();
     let mut size = 0usize;
+    let mut classes = Vec::new();
     for o in &graph.objects {
         size += 16 + 8 * o.values.len();
         for v in &o.values {
-            survey(v, &mut targets, &mut size);
+            survey(v, &mut targets, &mut size, &mut classes);
         }
     }
+    let plans = Plans::new(schema, info.layout);
+    classes.sort_unstable_by_key(|c| c.0);
+    classes.dedup();
+    let homogeneous = classes
+        .into_iter()
+        .map(|c| {
+            let plan = plans.get(c)?;
+            Ok((
+                c,
+                Elem {
+                    op: Op::Struct(c),
+                    stride: plan.size,
+                    gaps: plan.gaps.clone(),
+                },
+            ))
+        })
+        .collect::<Result<_>>()?;
     let model = GraphModel {
         graph,
-        plans: Plans::new(schema, info.layout),
+        plans,
         targets: std::cell::Cell::new(Some(targets)),
         size,
+        homogeneous,
     };
     write::write(&model, info, schema.generation.packfile.string_align)
 }
@@ -55,6 +74,8 @@ struct GraphModel<'g> {
     targets: std::cell::Cell<Option<Vec<Target>>>,
     /// About how many bytes the values take.
     size: usize,
+    /// The element layout of each class homogeneous arrays hold, by class.
+    homogeneous: Vec<(ClassId, Elem)>,
 }
 
 /// An array of the graph: its elements and how each is laid out.
@@ -254,8 +275,14 @@ fn column_bytes(a: &Array) -> usize {
     }
 }
 
-/// Collects the targets of interior pointers in `v`, and adds about the bytes it takes.
-fn survey(v: &Value, out: &mut Vec<(ObjectId, Box<[Seg]>)>, size: &mut usize) {
+/// Collects the targets of interior pointers in `v` and the element classes of its
+/// homogeneous arrays, and adds about the bytes it takes.
+fn survey(
+    v: &Value,
+    out: &mut Vec<(ObjectId, Box<[Seg]>)>,
+    size: &mut usize,
+    classes: &mut Vec<ClassId>,
+) {
     let mut ptr = |p: &Option<Ptr>| {
         if let Some(Ptr::Into { object, path }) = p {
             out.push((*object, path.clone()));
@@ -269,13 +296,32 @@ fn survey(v: &Value, out: &mut Vec<(ObjectId, Box<[Seg]>)>, size: &mut usize) {
         }
         Value::String(Some(s)) => *size += s.len() + 16,
         Value::Bytes(b) => *size += b.len() + 16,
-        Value::Struct(vs) | Value::CArray(vs) => vs.iter().for_each(|x| survey(x, out, size)),
-        Value::Array(Array::Values(vs)) => {
-            *size += 16 + 8 * vs.len();
-            vs.iter().for_each(|x| survey(x, out, size));
+        Value::Struct(vs) | Value::CArray(vs) => {
+            vs.iter().for_each(|x| survey(x, out, size, classes))
         }
-        Value::Array(a) => *size += 16 + column_bytes(a) * a.len(),
+        Value::Array(a) => survey_array(a, out, size, classes),
+        Value::Homogeneous(h) => {
+            ptr(&h.class);
+            classes.extend(h.element);
+            survey_array(&h.items, out, size, classes);
+        }
         _ => {}
+    }
+}
+
+/// [`survey`] of an array's elements.
+fn survey_array(
+    a: &Array,
+    out: &mut Vec<(ObjectId, Box<[Seg]>)>,
+    size: &mut usize,
+    classes: &mut Vec<ClassId>,
+) {
+    match a {
+        Array::Values(vs) => {
+            *size += 16 + 8 * vs.len();
+            vs.iter().for_each(|x| survey(x, out, size, classes));
+        }
+        a => *size += 16 + column_bytes(a) * a.len(),
     }
 }
 
@@ -449,6 +495,26 @@ impl<'g> GraphModel<'g> {
                 }
                 Ok(())
             }
+            (Op::Homogeneous, Value::Homogeneous(h)) => {
+                if let Some(p) = &h.class {
+                    exists(p)?;
+                    w.pointer(off, p);
+                }
+                let Some(elem) = self.element(h)? else {
+                    return Ok(());
+                };
+                let p = w.ptr();
+                w.array(
+                    off + p,
+                    ArrayKind::Simple,
+                    DynArr {
+                        items: &h.items,
+                        elem,
+                        owner,
+                    },
+                    h.items.len(),
+                )
+            }
             // A column of another kind than the element's is checked value by value as
             // the elements are written.
             (Op::Array(kind, elem), Value::Array(items)) => {
@@ -456,6 +522,59 @@ impl<'g> GraphModel<'g> {
             }
             _ => leaf(op, v, off, w),
         }
+    }
+}
+
+impl GraphModel<'_> {
+    /// The element layout of homogeneous array `h`, checked against the hkClass object
+    /// its class pointer names (docs/packfile-format.md §7.8): that object's `name` must
+    /// be the element class. `None` for an empty array without an element class.
+    fn element(&self, h: &Homogeneous) -> Result<Option<&Elem>> {
+        let schema = self.graph.schema();
+        let Some(c) = h.element else {
+            if h.items.is_empty() {
+                return Ok(None);
+            }
+            return Err(Error::invalid_write(format!(
+                "a homogeneous array of {} elements names no element class",
+                h.items.len()
+            )));
+        };
+        let want = schema.name_of(c);
+        let named = match &h.class {
+            Some(Ptr::Object(id)) => {
+                let o = self.graph.object(*id);
+                let name = (schema.name_of(o.class) == "hkClass")
+                    .then(|| {
+                        let ms = schema.members(o.class).ok()?;
+                        let i = ms.iter().position(|m| schema.member_of(m).name == "name")?;
+                        o.values.get(i)?.as_str().map(str::to_string)
+                    })
+                    .flatten();
+                name.ok_or_else(|| {
+                    Error::invalid_write(format!(
+                        "the class pointer of a homogeneous array of `{want}` names object #{} of class `{}`, not an hkClass object with a name",
+                        id.0,
+                        schema.name_of(o.class)
+                    ))
+                })?
+            }
+            _ => {
+                return Err(Error::invalid_write(format!(
+                    "a homogeneous array of `{want}` needs a class pointer to the hkClass object describing `{want}`"
+                )))
+            }
+        };
+        if named != want {
+            return Err(Error::invalid_write(format!(
+                "a homogeneous array of `{want}` points to the hkClass object of `{named}`"
+            )));
+        }
+        self.homogeneous
+            .iter()
+            .find(|(k, _)| *k == c)
+            .map(|(_, e)| Some(e))
+            .ok_or_else(|| Error::invalid_write(format!("no layout of `{want}` was made")))
     }
 }
 
@@ -482,6 +601,7 @@ fn op_name(op: &Op) -> String {
         Op::Struct(_) => "struct".into(),
         Op::Array(..) => "array".into(),
         Op::CArray(n, _) => format!("{n}-element C array"),
+        Op::Homogeneous => "homogeneousarray".into(),
         Op::Unsupported(t) => t.name().into(),
     }
 }

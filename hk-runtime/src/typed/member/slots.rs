@@ -277,9 +277,9 @@ impl Member for () {
     }
 }
 
-/// A member of a type hk has no value form for in packfiles (`inplacearray`,
-/// `homogeneousarray`, `relptr`, arrays of arrays other than `hkArray`): reading one is an
-/// error, as in the dynamic reader.
+/// A member of a type generated code has no typed form for (`inplacearray`, `relptr`,
+/// arrays of arrays other than `hkArray`, and `homogeneousarray`, which only the dynamic
+/// graph reads): reading one is an error.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Unsupported;
 
