@@ -200,12 +200,22 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
         }
     }
     match &x.nearest {
+        None if matches!(x.outcome, Outcome::Missing) => {
+            outln!(o, "  no shipped folder computes {stored} for {}", x.class);
+            outln!(
+                o,
+                "  next: write classes/{}.toml (schemas/README.md, \"A class no folder has\"): from a file of this version that describes its classes (`hk schema extract FILE -o DIR`), from a public reflection dump (`hk schema import {} DUMP -o DIR`), or by hand; then `hk schema explain` and `hk schema record`",
+                x.class,
+                import_formats()
+            );
+        }
         None => {
             outln!(o, "  no shipped folder computes {stored} for {}", x.class);
             outln!(
                 o,
-                "  next: edit classes/{}.toml until `hk schema explain` agrees (schemas/README.md, \"Adding a version when files carry only signatures\"), or convert a public reflection dump of this version with `hk schema import botw|serde-hkx DUMP -o DIR` and copy the class from it",
-                x.class
+                "  next: edit classes/{}.toml until `hk schema explain` agrees, then `hk schema record` states it (schemas/README.md, \"Adding a version when files carry only signatures\"; a class no folder has: \"A class no folder has\"), or convert a public reflection dump of this version with `hk schema import {} DUMP -o DIR` and copy the class from it",
+                x.class,
+                import_formats()
             );
         }
         Some(n) if n.pinned => outln!(
@@ -250,6 +260,17 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
         print_lines(&description.lines, full, o)?;
     }
     Ok(())
+}
+
+/// The formats `hk schema import` takes, as its command line spells them (`botw|serde-hkx`).
+fn import_formats() -> String {
+    use clap::ValueEnum as _;
+    let names: Vec<String> = super::ImportFormat::value_variants()
+        .iter()
+        .filter_map(|f| f.to_possible_value())
+        .map(|v| v.get_name().to_string())
+        .collect();
+    names.join("|")
 }
 
 /// The description's lines, indented; without `full`, each run of struct members' classes

@@ -271,7 +271,12 @@ fn strip(c: &mut Class) -> (bool, bool, usize) {
 ///
 /// # Errors
 /// As [`new`].
-pub fn make(srcs: &[Source], opts: &NewOptions, roots: &[String], facts: &FileFacts) -> Result<Made> {
+pub fn make(
+    srcs: &[Source],
+    opts: &NewOptions,
+    roots: &[String],
+    facts: &FileFacts,
+) -> Result<Made> {
     let out = &opts.out;
     if out.join("generation.toml").exists() || out.join("classes").exists() {
         return Err(Error::usage(format!(
