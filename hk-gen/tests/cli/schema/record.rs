@@ -236,6 +236,15 @@ fn record_states_the_signatures_a_folder_computes_and_lists_the_rest() {
     };
     let t = temp_dir("record");
     let case = level_2010_1(&corpus, &t, None);
+    // The folder of its version lacks the physics classes: explain names the folders that
+    // compute them, the one that computes the most first, as a `schema new` to run.
+    let (code, out, err) = hk_with(None, &["schema", "explain", s(&case)]);
+    assert_eq!(code, 1, "{out}{err}");
+    let hint = format!(
+        "next: hk schema new --from havok-2010.1 havok-2010.2 --version hk_2010.1.0-r1 --roots-of {}",
+        s(&case)
+    );
+    assert!(out.contains(&hint), "{out}");
     let schemas = t.join("schemas");
     let dir = schemas.join("havok-2010.1-level");
     let (code, out, err) = hk_with(
