@@ -130,42 +130,7 @@ pub fn new(ctx: &Context, opts: &NewOptions, o: &mut Out<'_>) -> Result<Status> 
         g.contents_version,
         g.layout
     );
-    match &facts.first {
-        Some((file, _, _)) => o.note(format_args!(
-            "layout, file version and string boundary ({}) from {}{}",
-            g.packfile.string_align,
-            file.display(),
-            if facts.other_layouts > 0 {
-                format!(
-                    " ({} other --roots-of files have other layouts; files of any layout read with this folder)",
-                    facts.other_layouts
-                )
-            } else {
-                String::new()
-            }
-        ))?,
-        None => o.note(format_args!(
-            "layout and string boundary are {}'s: give --roots-of FILE to take them from a file of the new version",
-            labels[0]
-        ))?,
-    }
-    if srcs.len() > 1 {
-        for (label, taken) in &made.taken {
-            o.note(format_args!("{} classes from {label}", taken.len()))?;
-        }
-        for (label, taken) in made.taken.iter().skip(1).filter(|t| !t.1.is_empty()) {
-            let more = taken.len().saturating_sub(SHOWN);
-            o.note(format_args!(
-                "  from {label}: {}{}",
-                taken[..taken.len().min(SHOWN)].join(", "),
-                if more > 0 {
-                    format!(" and {more} more")
-                } else {
-                    String::new()
-                }
-            ))?;
-        }
-    }
+    print_sources(&facts, &made, &labels, g.packfile.string_align, o)?;
     outln!(
         o,
         "dropped the stated signatures of {} classes{}: no class of {} is checked against {} files yet",
@@ -202,6 +167,54 @@ pub fn new(ctx: &Context, opts: &NewOptions, o: &mut Out<'_>) -> Result<Status> 
         opts.out.display()
     );
     Ok(Status::Success)
+}
+
+/// On stderr: where the layout came from and, with several source folders, the classes
+/// taken from each.
+fn print_sources(
+    facts: &FileFacts,
+    made: &Made,
+    labels: &[&str],
+    string_align: u32,
+    o: &mut Out<'_>,
+) -> Result<()> {
+    match &facts.first {
+        Some((file, _, _)) => o.note(format_args!(
+            "layout, file version and string boundary ({}) from {}{}",
+            string_align,
+            file.display(),
+            if facts.other_layouts > 0 {
+                format!(
+                    " ({} other --roots-of files have other layouts; files of any layout read with this folder)",
+                    facts.other_layouts
+                )
+            } else {
+                String::new()
+            }
+        ))?,
+        None => o.note(format_args!(
+            "layout and string boundary are {}'s: give --roots-of FILE to take them from a file of the new version",
+            labels[0]
+        ))?,
+    }
+    if labels.len() > 1 {
+        for (label, taken) in &made.taken {
+            o.note(format_args!("{} classes from {label}", taken.len()))?;
+        }
+        for (label, taken) in made.taken.iter().skip(1).filter(|t| !t.1.is_empty()) {
+            let more = taken.len().saturating_sub(SHOWN);
+            o.note(format_args!(
+                "  from {label}: {}{}",
+                taken[..taken.len().min(SHOWN)].join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ))?;
+        }
+    }
+    Ok(())
 }
 
 /// The closure of `wanted`, each class taken from the first source that has it (its
