@@ -21,10 +21,17 @@ pub enum SchemaCmd {
     /// hashes, which class up its parent or struct chain disagrees too, and the nearest
     /// shipped folder that reproduces it. Exit status 0: all agree; 1: some disagree.
     Explain(Explain),
-    /// Start a schema folder for a new version from a neighbouring one: the closure of the
-    /// roots (parents, member classes, enums), without the stated signatures, and a
-    /// generation file with the new version.
+    /// Start a schema folder for a new version from neighbouring ones: the closure of the
+    /// roots (parents, member classes, enums), each class from the first folder that has
+    /// it, without the stated signatures, sizes and notes, and a generation file with the
+    /// new version and the layout of the --roots-of files. Exit status 0 when the folder is
+    /// written, warnings or not.
     New(New),
+    /// Write into each class file of a folder the signature the files store for it, when
+    /// the class's description computes it; list the classes that still disagree. Exit
+    /// status 0 when the folder was updated (disagreeing classes are a report), 2 when a
+    /// file or the folder cannot be read or written.
+    Record(Record),
     /// Write the classes a file describes as a schema folder: a packfile's `__types__`
     /// metadata, or the type tables of one or more tagfiles (merged).
     Extract(Extract),
@@ -43,6 +50,7 @@ impl SchemaCmd {
             SchemaCmd::Check(c) => g.exec(c, o),
             SchemaCmd::Explain(c) => g.exec(c, o),
             SchemaCmd::New(c) => g.exec(c, o),
+            SchemaCmd::Record(c) => g.exec(c, o),
             SchemaCmd::Extract(c) => g.exec(c, o),
             SchemaCmd::Layout(c) => g.exec(c, o),
             SchemaCmd::Import(c) => g.exec(c, o),
@@ -119,14 +127,16 @@ impl Run for Explain {
 /// `hk schema new`.
 #[derive(Debug, Args)]
 pub struct New {
-    /// The folder to copy from: a generation name (`havok-2010.2`) or a path.
-    #[arg(long)]
-    from: PathBuf,
+    /// The folders to copy from, in order of preference: generation names (`havok-2010.2`)
+    /// or paths. Each class is taken from the first that has it.
+    #[arg(long, num_args = 1.., required = true)]
+    from: Vec<PathBuf>,
     /// The new version's contents-version string (`hk_2011.1.0-r1`), as `hk info`
     /// shows it.
     #[arg(long)]
     version: String,
-    /// The new packfile file version (default: the source's).
+    /// The new packfile file version (default: the first --roots-of file's, else the
+    /// first source's).
     #[arg(long)]
     file_version: Option<u32>,
     /// The generation name (default: the output folder's name).
@@ -135,7 +145,9 @@ pub struct New {
     /// Root classes.
     #[arg(long, num_args = 1..)]
     roots: Vec<String>,
-    /// Packfiles whose stored classes are roots too.
+    /// Packfiles of the new version: their stored classes are roots too, and the first
+    /// one's header gives the layout (pointer size, byte order, reuse padding, empty
+    /// base) and file version.
     #[arg(long, num_args = 1..)]
     roots_of: Vec<PathBuf>,
     /// Output folder (must not hold a schema yet).
@@ -159,6 +171,22 @@ impl Run for New {
             out: self.out,
         };
         schema::new(ctx, &opts, o)
+    }
+}
+
+/// `hk schema record`.
+#[derive(Debug, Args)]
+pub struct Record {
+    /// The schema folder to write into (a path).
+    dir: PathBuf,
+    /// Packfiles of the folder's version.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+impl Run for Record {
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        schema::record(ctx, &self.dir, &self.files, o)
     }
 }
 

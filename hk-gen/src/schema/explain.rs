@@ -10,7 +10,7 @@ use std::sync::Arc;
 use hk_runtime::file::{self, Container};
 use hk_runtime::packfile::Packfile;
 use hk_runtime::schema::explain::{self, Explanation, Outcome, Reference};
-use hk_runtime::schema::signature::{DescLine, Part};
+use hk_runtime::schema::signature::{self, DescLine, Part};
 use hk_runtime::schema::Container as Kind;
 use hk_runtime::Schema;
 
@@ -35,6 +35,7 @@ pub fn explain(
     let mut agree = 0;
     // (schema, class, stored value) already explained: files of one version share them.
     let mut seen: HashSet<(String, String, u32)> = HashSet::new();
+    let mut hints: HashSet<String> = HashSet::new();
     for f in files {
         let bytes = std::fs::read(f).map_err(|e| Error::io(f, e))?;
         match file::detect(&bytes) {
@@ -132,6 +133,23 @@ pub fn explain(
             seen.insert(key(x));
             print_one(x, &label, full, o)?;
         }
+        let lacking: Vec<(&str, u32)> = found
+            .iter()
+            .filter(|x| matches!(x.outcome, Outcome::Missing))
+            .map(|x| (x.class.as_str(), x.stored))
+            .collect();
+        let from = sources(&lacking, &loaded);
+        if !from.is_empty() {
+            let hint = format!(
+                "next: hk schema new --from {label} {} --version {cv} --roots-of {} -o DIR (a folder with each class from the first of these that has it; then hk schema record DIR {})",
+                from.join(" "),
+                f.display(),
+                f.display()
+            );
+            if hints.insert(hint.clone()) {
+                outln!(o, "{hint}");
+            }
+        }
     }
     if files.len() > 1 {
         outln!(
@@ -141,6 +159,40 @@ pub fn explain(
         );
     }
     Ok(Status::from_ok(agree == files.len()))
+}
+
+/// Shipped folders that compute the stored signatures of `lacking` (classes the explained
+/// folder does not have): first the folder that computes the most of them, then the one that
+/// computes the most of those left, until none computes any.
+fn sources<'a>(lacking: &[(&str, u32)], folders: &'a [(String, Arc<Schema>)]) -> Vec<&'a str> {
+    let computes = |s: &Schema, class: &str, stored: u32| {
+        s.class(class).is_some()
+            && signature::signature(s, class).is_ok_and(|v| v.computed() == stored)
+    };
+    let mut left: Vec<(&str, u32)> = lacking.to_vec();
+    let mut picked = Vec::new();
+    while !left.is_empty() {
+        let best = folders
+            .iter()
+            .filter(|(name, _)| !picked.contains(&name.as_str()))
+            .map(|(name, s)| {
+                let n = left.iter().filter(|(c, v)| computes(s, c, *v)).count();
+                (n, name.as_str(), s)
+            })
+            .filter(|(n, ..)| *n > 0)
+            // The first of equals: folders come nearest to the file's version first.
+            .fold(
+                None,
+                |acc: Option<(usize, &str, &Arc<Schema>)>, x| match acc {
+                    Some(a) if a.0 >= x.0 => Some(a),
+                    _ => Some(x),
+                },
+            );
+        let Some((_, name, s)) = best else { break };
+        left.retain(|(c, v)| !computes(s, c, *v));
+        picked.push(name);
+    }
+    picked
 }
 
 fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Result<()> {
@@ -200,12 +252,22 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
         }
     }
     match &x.nearest {
+        None if matches!(x.outcome, Outcome::Missing) => {
+            outln!(o, "  no shipped folder computes {stored} for {}", x.class);
+            outln!(
+                o,
+                "  next: write classes/{}.toml (schemas/README.md, \"A class no folder has\"): from a file of this version that describes its classes (`hk schema extract FILE -o DIR`), from a public reflection dump (`hk schema import {} DUMP -o DIR`), or by hand; then `hk schema explain` and `hk schema record`",
+                x.class,
+                import_formats()
+            );
+        }
         None => {
             outln!(o, "  no shipped folder computes {stored} for {}", x.class);
             outln!(
                 o,
-                "  next: edit classes/{}.toml until `hk schema explain` agrees (schemas/README.md, \"Adding a version when files carry only signatures\"), or convert a public reflection dump of this version with `hk schema import botw|serde-hkx DUMP -o DIR` and copy the class from it",
-                x.class
+                "  next: edit classes/{}.toml until `hk schema explain` agrees, then `hk schema record` states it (schemas/README.md, \"Adding a version when files carry only signatures\"; a class no folder has: \"A class no folder has\"), or convert a public reflection dump of this version with `hk schema import {} DUMP -o DIR` and copy the class from it",
+                x.class,
+                import_formats()
             );
         }
         Some(n) if n.pinned => outln!(
@@ -250,6 +312,17 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
         print_lines(&description.lines, full, o)?;
     }
     Ok(())
+}
+
+/// The formats `hk schema import` takes, as its command line spells them (`botw|serde-hkx`).
+fn import_formats() -> String {
+    use clap::ValueEnum as _;
+    let names: Vec<String> = super::ImportFormat::value_variants()
+        .iter()
+        .filter_map(|f| f.to_possible_value())
+        .map(|v| v.get_name().to_string())
+        .collect();
+    names.join("|")
 }
 
 /// The description's lines, indented; without `full`, each run of struct members' classes

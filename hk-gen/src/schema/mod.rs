@@ -1,16 +1,18 @@
 //! `hk schema ...`: signatures, self-checks, layouts, checks against files, extraction
 //! from files, import of public reflection dumps, and a new version's folder from a
-//! neighbour's (`new`, then `explain`).
+//! neighbour's (`new`, then `explain`, then `record`).
 
 mod check;
 mod explain;
 mod extract;
 pub mod new;
+mod record;
 
 pub use check::check;
 pub use explain::explain;
 pub use extract::extract;
 pub use new::{new, NewOptions};
+pub use record::record;
 
 use std::path::{Path, PathBuf};
 

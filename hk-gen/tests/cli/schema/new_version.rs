@@ -10,7 +10,7 @@ use crate::support::command;
 use hk_tests::{corpus, root, temp_dir};
 
 /// `hk ARGS`: exit code, stdout, stderr. Built-in schemas unless `schemas` names a root.
-fn hk_with(schemas: Option<&Path>, args: &[&str]) -> (i32, String, String) {
+pub(super) fn hk_with(schemas: Option<&Path>, args: &[&str]) -> (i32, String, String) {
     let mut cmd = command();
     cmd.env_remove("HK_SCHEMAS").env_remove("HK_GAMES");
     if let Some(s) = schemas {
@@ -24,11 +24,11 @@ fn hk_with(schemas: Option<&Path>, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn s(p: &Path) -> &str {
+pub(super) fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+pub(super) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
         let p = e.path();
@@ -41,7 +41,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Replaces `from` by `to` in a file, once; panics unless it occurs exactly once.
-fn edit(file: &Path, from: &str, to: &str) {
+pub(super) fn edit(file: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(file).unwrap();
     assert_eq!(
         text.matches(from).count(),
@@ -53,7 +53,7 @@ fn edit(file: &Path, from: &str, to: &str) {
 }
 
 /// A class file of a schema folder, as TOML.
-fn class_toml(dir: &Path, class: &str) -> toml::Table {
+pub(super) fn class_toml(dir: &Path, class: &str) -> toml::Table {
     let p = dir.join("classes").join(format!("{class}.toml"));
     std::fs::read_to_string(&p)
         .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -95,7 +95,7 @@ fn closure_of(dir: &Path, roots: &[&str]) -> BTreeSet<String> {
     seen
 }
 
-fn files_in(dir: &Path) -> BTreeSet<String> {
+pub(super) fn files_in(dir: &Path) -> BTreeSet<String> {
     std::fs::read_dir(dir.join("classes"))
         .unwrap()
         .flatten()
