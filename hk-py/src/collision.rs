@@ -79,7 +79,7 @@ fn collision<'py>(py: Python<'py>, file: &NativeFile) -> PyResult<Bound<'py, PyD
 }
 
 /// Each surface id the triangles use (`None` for none): its material name as `hk export`
-/// writes it, and for a phive file the material entry and hit mask it indexes.
+/// writes it, the colour `hk export` and `hk render` give it, and for a phive file the material entry and hit mask it indexes.
 fn surface_table<'py, 'a>(
     py: Python<'py>,
     scene: &hk_runtime::collision::Scene,
@@ -89,6 +89,7 @@ fn surface_table<'py, 'a>(
     for id in ids {
         let d = PyDict::new(py);
         d.set_item("name", gltf::material_name(scene, *id))?;
+        d.set_item("color", gltf::surface_color(*id))?;
         if let Some(p) = id.and_then(|s| scene.phive.as_ref().and_then(|p| p.resolve(s))) {
             d.set_item("material", p.material.material)?;
             d.set_item("sub_material", p.material.sub_material)?;
