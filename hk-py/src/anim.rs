@@ -72,7 +72,10 @@ fn rig<'py>(
         let mut frames = Vec::with_capacity(c.frames.frame_count * bones * 40);
         let mut tracked = vec![false; bones];
         for i in 0..c.frames.frame_count {
-            for (b, (t, on)) in pose::bone_pose(&rig, c, c.frames.frame(i)).iter().enumerate() {
+            for (b, (t, on)) in pose::bone_pose(&rig, c, c.frames.frame(i))
+                .iter()
+                .enumerate()
+            {
                 push(&mut frames, t);
                 tracked[b] |= *on;
             }
@@ -114,7 +117,11 @@ fn pose_at<'py>(
             rig.clips.len()
         ))
     })?;
-    let time = if time.is_finite() { time.clamp(0.0, clip.duration.max(0.0)) } else { 0.0 };
+    let time = if time.is_finite() {
+        time.clamp(0.0, clip.duration.max(0.0))
+    } else {
+        0.0
+    };
     let path = file.label();
     let p = py
         .detach(|| pose::sample(&file.doc, &path, &rig, clip, time))

@@ -15,7 +15,11 @@ use crate::file::NativeFile;
 use crate::to_py;
 
 /// `values` as little-endian bytes, four per value.
-fn le_bytes<'py, T: Copy>(py: Python<'py>, values: &[T], f: impl Fn(T) -> [u8; 4]) -> Bound<'py, PyBytes> {
+fn le_bytes<'py, T: Copy>(
+    py: Python<'py>,
+    values: &[T],
+    f: impl Fn(T) -> [u8; 4],
+) -> Bound<'py, PyBytes> {
     let mut out = Vec::with_capacity(values.len() * 4);
     for v in values {
         out.extend_from_slice(&f(*v));
@@ -104,8 +108,13 @@ fn surface_table<'py, 'a>(
 
 /// Four-byte little-endian values of `bytes`, refusing a length that is no multiple of 12
 /// (three per vertex or triangle).
-fn triples<T>(what: &str, name: &str, bytes: &[u8], f: impl Fn([u8; 4]) -> T) -> PyResult<Vec<[T; 3]>> {
-    if bytes.len() % 12 != 0 {
+fn triples<T>(
+    what: &str,
+    name: &str,
+    bytes: &[u8],
+    f: impl Fn([u8; 4]) -> T,
+) -> PyResult<Vec<[T; 3]>> {
+    if !bytes.len().is_multiple_of(12) {
         return Err(PyValueError::new_err(format!(
             "mesh {name}: {what} hold {} bytes, not a whole number of triples of 4-byte values",
             bytes.len()

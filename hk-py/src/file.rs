@@ -27,7 +27,9 @@ pub(crate) struct NativeFile {
 impl NativeFile {
     /// The path errors name: the file's, else `<bytes>`.
     pub(crate) fn label(&self) -> PathBuf {
-        self.path.clone().unwrap_or_else(|| PathBuf::from("<bytes>"))
+        self.path
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("<bytes>"))
     }
 }
 
@@ -154,7 +156,13 @@ impl NativeFile {
         let flat = g.members(c).map_err(|e| rt(py, e))?;
         for (i, m) in flat.iter().enumerate() {
             let n = g.member_name(c, i).unwrap_or_default();
-            list.append(PyTuple::new(py, [n.into_pyobject(py)?.into_any(), shape_of(py, &self.doc, &m.shape)?])?)?;
+            list.append(PyTuple::new(
+                py,
+                [
+                    n.into_pyobject(py)?.into_any(),
+                    shape_of(py, &self.doc, &m.shape)?,
+                ],
+            )?)?;
         }
         Ok(list)
     }
