@@ -115,3 +115,16 @@ def test_every_corpus_file_opens_or_raises_hk_error():
         except hk.Error:
             pass
     assert opened >= len(files) * 0.9, f"{opened} of {len(files)} opened"
+
+
+def test_readme_python_example_runs(monkeypatch, capsys):
+    """The example of README.md's "Python and Blender" section, as written."""
+    from corpus import REPO
+
+    text = (REPO / "README.md").read_text()
+    section = text.split("## Python and Blender", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(REPO)
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "havok-7.1" in out and "WriteError" in out and "storageIndex" in out
