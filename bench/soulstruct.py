@@ -365,7 +365,7 @@ def md_cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
-def python_hk_lines(results: list[FileResult], groups: dict, hk_out: dict) -> list[str]:
+def python_hk_lines(results: list[FileResult], groups: dict, hk_out: dict, every_cli: float | None) -> list[str]:
     """The Markdown of --python-hk: hk.open's MB/s on every file it reads, on the files
     soulstruct reads (against soulstruct), and against `hk bench` on those files."""
     import hk  # noqa: PLC0415
@@ -394,7 +394,8 @@ def python_hk_lines(results: list[FileResult], groups: dict, hk_out: dict) -> li
            "| files | MB | hk.open MB/s | soulstruct MB/s | hk.open ÷ soulstruct | hk bench MB/s | hk.open ÷ hk bench |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
            f"| every file hk.open reads: {len(every)} / {len(results)} | {fmt(sum(r.bytes for r in every) / MB, 3)} "
-           f"| {fmt(rate(every), 1)} | – | – | – | – |",
+           f"| {fmt(rate(every), 1)} | – | – | {fmt(every_cli, 1)} "
+           f"| {fmt(rate(every) / every_cli if rate(every) and every_cli else None, 2)} |",
            f"| the files soulstruct reads: {len(both)} | {fmt(sum(r.bytes for r in both) / MB, 3)} | {fmt(py, 1)} "
            f"| {fmt(ss, 2)} | {fmt(py / ss if py and ss else None, 1)}× | {fmt(cli, 1)} "
            f"| {fmt(py / cli if py and cli else None, 2)} |"]
@@ -582,7 +583,14 @@ def main() -> int:
         for (g, why), n in sorted(by.items()):
             lines.append(f"| {g} | {n} | {md_cell(why)} |")
     if args.python_hk:
-        lines.extend(python_hk_lines(results, groups, hk_out))
+        every_cli = None
+        if not args.no_hk:
+            every = [corpus / r.path for r in results if r.hk_open_s is not None]
+            rounds = hk_rounds_for(sum(p.stat().st_size for p in every), args)
+            log(f"hk bench --json --rounds {rounds} on the {len(every)} files hk.open reads")
+            v = run_hk(args.hk_bin, every, rounds)["read_mb_s"]
+            every_cli = float(v) if v else None
+        lines.extend(python_hk_lines(results, groups, hk_out, every_cli))
     print("\n".join(lines))
 
     if args.json:
