@@ -98,6 +98,7 @@ class FileResult:
     bytes: int
     ok: bool = False
     error: str = ""  # why soulstruct-havok did not read it
+    hk_open_s: float | None = None  # median hk.open(data) seconds (--python-hk)
     warmup_s: float | None = None
     times_s: list[float] = field(default_factory=list)
     median_s: float | None = None
@@ -275,6 +276,29 @@ def time_soulstruct(res: FileResult, abspath: Path, read, args, ctx) -> None:
 
 
 # --------------------------------------------------------------------------
+# hk's Python package (--python-hk)
+
+
+def time_hk_open(data: bytes, args) -> float | None:
+    """The median seconds of `hk.open(data)` (the Python package, hk-py), timed as
+    soulstruct is: one warm-up read, then at least --min-runs reads and --min-time
+    seconds. None when hk does not read the file."""
+    import hk  # noqa: PLC0415
+
+    try:
+        hk.open(data)
+    except hk.Error:
+        return None
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < args.min_runs or (time.perf_counter() - start < args.min_time and len(times) < args.max_runs):
+        t = time.perf_counter()
+        hk.open(data)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+# --------------------------------------------------------------------------
 # hk side
 
 
@@ -341,6 +365,43 @@ def md_cell(s: str) -> str:
     return s.replace("|", "\\|").replace("\n", " ")
 
 
+def python_hk_lines(results: list[FileResult], groups: dict, hk_out: dict, every_cli: float | None) -> list[str]:
+    """The Markdown of --python-hk: hk.open's MB/s on every file it reads, on the files
+    soulstruct reads (against soulstruct), and against `hk bench` on those files."""
+    import hk  # noqa: PLC0415
+
+    def rate(rs: list[FileResult]) -> float | None:
+        t = sum(r.hk_open_s for r in rs)
+        return sum(r.bytes for r in rs) / MB / t if rs and t > 0 else None
+
+    every = [r for r in results if r.hk_open_s is not None]
+    both = [r for r in every if r.ok]
+    ss_t = sum(r.median_s for r in both)
+    ss = sum(r.bytes for r in both) / MB / ss_t if ss_t > 0 else None
+    cli_t = 0.0
+    cli_ok = True
+    for g, rs in groups.items():
+        ok = [r for r in rs if r.ok and r.hk_open_s is not None]
+        v = hk_out.get(g, {}).get("read_mb_s")
+        if ok and v:
+            cli_t += sum(r.bytes for r in ok) / MB / float(v)
+        elif ok:
+            cli_ok = False
+    cli = sum(r.bytes for r in both) / MB / cli_t if cli_t > 0 and cli_ok else None
+    py = rate(both)
+    out = ["", f"hk's Python package (hk {hk.__version__}): `hk.open(data)` from bytes in memory, per file the "
+               "median of at least --min-runs reads after a warm-up, in this process.", "",
+           "| files | MB | hk.open MB/s | soulstruct MB/s | hk.open ÷ soulstruct | hk bench MB/s | hk.open ÷ hk bench |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+           f"| every file hk.open reads: {len(every)} / {len(results)} | {fmt(sum(r.bytes for r in every) / MB, 3)} "
+           f"| {fmt(rate(every), 1)} | – | – | {fmt(every_cli, 1)} "
+           f"| {fmt(rate(every) / every_cli if rate(every) and every_cli else None, 2)} |",
+           f"| the files soulstruct reads: {len(both)} | {fmt(sum(r.bytes for r in both) / MB, 3)} | {fmt(py, 1)} "
+           f"| {fmt(ss, 2)} | {fmt(py / ss if py and ss else None, 1)}× | {fmt(cli, 1)} "
+           f"| {fmt(py / cli if py and cli else None, 2)} |"]
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description="Compare read+decode speed of hk and soulstruct-havok on the Havok corpus.",
@@ -368,6 +429,8 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds one soulstruct read may take before the file counts as failed (default 60)")
     ap.add_argument("--filter", metavar="REGEX", help="only files whose corpus path matches REGEX")
+    ap.add_argument("--python-hk", action="store_true",
+                    help="also time hk.open(data) of hk's Python package (installed in this venv) on every file")
     args = ap.parse_args()
     args.min_runs = max(3, args.min_runs)
     args.forks = max(1, args.forks)
@@ -411,6 +474,8 @@ def main() -> int:
         group = p.parent.relative_to(corpus).as_posix()
         res = FileResult(path=rel, group=group, bytes=p.stat().st_size)
         time_soulstruct(res, p, read, args, ctx)
+        if args.python_hk:
+            res.hk_open_s = time_hk_open(p.read_bytes(), args)
         results.append(res)
         status = f"{res.mb_s:.2f} MB/s ({len(res.times_s)} runs)" if res.ok else f"skip: {res.error[:100]}"
         log(f"[{i}/{len(files)}] {rel}: {status}")
@@ -517,6 +582,15 @@ def main() -> int:
             by[k] = by.get(k, 0) + 1
         for (g, why), n in sorted(by.items()):
             lines.append(f"| {g} | {n} | {md_cell(why)} |")
+    if args.python_hk:
+        every_cli = None
+        if not args.no_hk:
+            every = [corpus / r.path for r in results if r.hk_open_s is not None]
+            rounds = hk_rounds_for(sum(p.stat().st_size for p in every), args)
+            log(f"hk bench --json --rounds {rounds} on the {len(every)} files hk.open reads")
+            v = run_hk(args.hk_bin, every, rounds)["read_mb_s"]
+            every_cli = float(v) if v else None
+        lines.extend(python_hk_lines(results, groups, hk_out, every_cli))
     print("\n".join(lines))
 
     if args.json:

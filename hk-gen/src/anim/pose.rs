@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use hk_runtime::anim::{self, Transform};
+use hk_runtime::file::Document;
 use serde_json::json;
 
 use super::{load, Clip, LoadOptions, Rig};
@@ -26,8 +27,8 @@ pub struct PoseQuery<'a> {
 }
 
 /// The local pose of every bone of `clip`'s skeleton: each track's transform on its
-/// bone, the reference pose on the bones no track drives.
-fn bone_pose(rig: &Rig, clip: &Clip, tracks: &[Transform]) -> Vec<(Transform, bool)> {
+/// bone, the reference pose on the bones no track drives (`true`: a track drives it).
+pub fn bone_pose(rig: &Rig, clip: &Clip, tracks: &[Transform]) -> Vec<(Transform, bool)> {
     let skeleton = &rig.skeletons[clip.skeleton];
     let mut pose: Vec<(Transform, bool)> = skeleton
         .bones
@@ -86,6 +87,31 @@ fn fmt3(v: [f32; 3]) -> String {
     format!("({}, {}, {})", v[0], v[1], v[2])
 }
 
+/// The local pose of every bone of `clip` (of `rig`, read from `doc`, the file at `path`)
+/// at `time` seconds, sampled by the runtime decoder and so by the format's own
+/// interpolation rule ([`bone_pose`]): what `hk anim --time` prints, and what the Python
+/// package's `Animation.pose` returns.
+///
+/// # Errors
+/// The animation does not read or decode.
+pub fn sample(
+    doc: &Document,
+    path: &Path,
+    rig: &Rig,
+    clip: &Clip,
+    time: f32,
+) -> Result<Vec<(Transform, bool)>> {
+    let graph = &*doc.graph.with_struct_values();
+    let a = anim::animation(graph, clip.object)
+        .map_err(|e| Error::Runtime(hk_runtime::Error::from(e).in_file(path)))?;
+    let d = &a.decoder;
+    let mut tracks = vec![Transform::IDENTITY; d.transform_tracks()];
+    let mut floats = vec![0.0; d.float_tracks()];
+    d.sample(time, &mut tracks, &mut floats)
+        .map_err(|e| Error::Runtime(hk_runtime::Error::from(e).in_file(path)))?;
+    Ok(bone_pose(rig, clip, &tracks))
+}
+
 /// The pose at `q.time`, one line per bone: name, translation, rotation (x, y, z, w) and
 /// scale, in the bone's parent space.
 ///
@@ -102,15 +128,8 @@ pub fn pose_lines(ctx: &Context, path: &Path, q: &PoseQuery<'_>) -> Result<Vec<S
     let doc = ctx.open(path)?;
     let rig = load(ctx, path, &doc, &q.load)?;
     let (clip, only) = pick(&rig, path, q)?;
-    let graph = &*doc.graph.with_struct_values();
-    let a = anim::animation(graph, clip.object)
-        .map_err(|e| Error::Runtime(hk_runtime::Error::from(e).in_file(path)))?;
-    let d = &a.decoder;
-    let mut tracks = vec![Transform::IDENTITY; d.transform_tracks()];
-    let mut floats = vec![0.0; d.float_tracks()];
     let time = q.time.clamp(0.0, clip.duration.max(0.0));
-    d.sample(time, &mut tracks, &mut floats)
-        .map_err(|e| Error::Runtime(hk_runtime::Error::from(e).in_file(path)))?;
+    let pose = sample(&doc, path, &rig, clip, time)?;
     let skeleton = &rig.skeletons[clip.skeleton];
     let mut out = vec![format!(
         "{} {} at {time} s of {} s ({} frames), skeleton {:?}",
@@ -120,7 +139,7 @@ pub fn pose_lines(ctx: &Context, path: &Path, q: &PoseQuery<'_>) -> Result<Vec<S
         clip.frames.frame_count,
         skeleton.name
     )];
-    for (b, (t, tracked)) in bone_pose(&rig, clip, &tracks).into_iter().enumerate() {
+    for (b, (t, tracked)) in pose.into_iter().enumerate() {
         if only.is_some_and(|o| o != b) {
             continue;
         }
