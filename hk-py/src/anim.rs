@@ -96,6 +96,7 @@ fn rig<'py>(
     out.set_item("skeletons", skeletons)?;
     out.set_item("animations", clips)?;
     out.set_item("skipped", &rig.skipped)?;
+    out.set_item("stand_ins", &rig.stand_ins)?;
     Ok(out)
 }
 

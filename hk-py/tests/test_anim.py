@@ -31,6 +31,11 @@ def test_allosaur_run_frames_are_hk_anim():
         assert sampled[i] == pytest.approx(frame[i], abs=1e-5)
 
 
-def test_animation_without_skeleton_names_the_problem():
-    with pytest.raises(hk.Error):
-        hk.rig(corpus_file(ALLOSAUR_RUN)).animations[0].pose(0.0)
+def test_animation_without_skeleton_is_bound_to_a_named_stand_in():
+    rig = hk.rig(corpus_file(ALLOSAUR_RUN))
+    assert rig.stand_ins == [rig.animations[0].name], rig.stand_ins
+    stand_in = rig.animations[0].skeleton
+    assert stand_in.name.startswith("stand-in for"), stand_in.name
+    assert stand_in.bones[:2] == ["bone 0", "bone 1"], stand_in.bones[:2]
+    assert all(p == -1 for p in stand_in.parents)
+    assert len(rig.animations[0].pose(0.0)) == len(stand_in.bones)

@@ -9,7 +9,8 @@ pub mod render;
 
 use std::path::Path;
 
-use hk_runtime::anim::{self, AnnotationTrack, Binding, Frames, Skeleton};
+use hk_runtime::anim::skeleton::Bone;
+use hk_runtime::anim::{self, AnnotationTrack, Binding, Frames, Skeleton, Transform};
 use hk_runtime::collision::{self, Scene};
 use hk_runtime::file::Document;
 use hk_runtime::graph::{Array, Graph, ObjectId, Ptr, Value};
@@ -74,6 +75,9 @@ pub struct Rig {
     pub attached: Vec<Attached>,
     /// The animations left out because hk does not decode their format (`#id class`).
     pub skipped: Vec<String>,
+    /// The animations bound to a stand-in skeleton because no skeleton was found
+    /// (`#id class`; see [`stand_in`]).
+    pub stand_ins: Vec<String>,
 }
 
 /// How [`load`] reads a file.
@@ -145,8 +149,15 @@ pub fn load(ctx: &Context, path: &Path, doc: &Document, opts: &LoadOptions<'_>) 
         }
         let a = anim::animation(graph, id).map_err(|e| anim_error(path, e))?;
         let binding = bindings.iter().find(|b| b.animation == Some(id));
-        let skeleton = pick_skeleton(&rig.skeletons, own, binding)
-            .ok_or_else(|| Error::geometry(path, format!("animation {name}: no skeleton to bind it to; name the file that holds it with --skeleton")))?;
+        let tracks = a.decoder.transform_tracks();
+        let skeleton = match pick_skeleton(&rig.skeletons, own, binding) {
+            Some(s) => s,
+            None => {
+                rig.skeletons.push(stand_in(&name, id, binding, tracks));
+                rig.stand_ins.push(name.clone());
+                rig.skeletons.len() - 1
+            }
+        };
         let bones = track_bones(
             &rig.skeletons[skeleton],
             binding,
@@ -170,6 +181,32 @@ pub fn load(ctx: &Context, path: &Path, doc: &Document, opts: &LoadOptions<'_>) 
         rig.attached = attach(graph, &rig.bodies, &rig.skeletons[..own]);
     }
     Ok(rig)
+}
+
+/// A skeleton for an animation found with none (its skeleton is usually in another file):
+/// one root joint per bone the binding maps a track to (per track without a binding),
+/// named `bone N` by index, at the identity pose. The animation then exports and poses
+/// track by track; `--skeleton` gives the real hierarchy (docs/anim-export.md).
+fn stand_in(clip: &str, id: ObjectId, binding: Option<&Binding>, tracks: usize) -> Skeleton {
+    let bones = (0..tracks)
+        .map(|t| binding.map_or(Some(t), |b| b.bone_of_track(t)))
+        .filter_map(|b| b.map(|b| b + 1))
+        .max()
+        .unwrap_or(0);
+    Skeleton {
+        object: id,
+        name: format!("stand-in for {clip}"),
+        bones: (0..bones)
+            .map(|i| Bone {
+                name: format!("bone {i}"),
+                parent: None,
+                reference: Transform::IDENTITY,
+                lock_translation: false,
+            })
+            .collect(),
+        float_slots: Vec::new(),
+        reference_floats: Vec::new(),
+    }
 }
 
 /// The skeleton a binding names (by `originalSkeletonName`), else `--skeleton`'s first,
@@ -303,6 +340,12 @@ pub fn export(
             "; {} animations of formats hk does not decode left out ({})",
             rig.skipped.len(),
             rig.skipped.join(", ")
+        );
+    }
+    if !rig.stand_ins.is_empty() {
+        line += &format!(
+            "; warning: no skeleton for {} (exported on stand-in joints `bone N`, one per bound bone, without hierarchy; --skeleton names the file that holds the skeleton)",
+            rig.stand_ins.join(", ")
         );
     }
     Ok((e.bytes, line))

@@ -74,7 +74,8 @@ class Animation:
 
 class Rig:
     """A file's ``skeletons`` and decoded ``animations`` (``skipped``: those of formats hk
-    does not decode)."""
+    does not decode; ``stand_ins``: those found with no skeleton, bound to a stand-in
+    skeleton of root joints ``bone N``; pass ``skeleton=`` to bind them to the real one)."""
 
     def __init__(self, file: File, skeleton: Optional[str]):
         self._file = file
@@ -85,6 +86,7 @@ class Rig:
             Animation(a, self, i) for i, a in enumerate(raw["animations"])
         ]
         self.skipped: List[str] = raw["skipped"]
+        self.stand_ins: List[str] = raw["stand_ins"]
 
     def __repr__(self) -> str:
         return f"<hk.Rig {len(self.skeletons)} skeletons, {len(self.animations)} animations>"

@@ -60,7 +60,9 @@ impl Pools {
     /// The vector of degree `degree` with knots `bytes`: a recent one of this block if
     /// equal, else a new one. Returns its index.
     fn vector(&mut self, degree: u8, bytes: &[u8]) -> u32 {
-        let from = self.block_first.max(self.vectors.len().saturating_sub(RECENT));
+        let from = self
+            .block_first
+            .max(self.vectors.len().saturating_sub(RECENT));
         let same = |v: &KnotVector| {
             v.degree == degree
                 && v.len as usize == bytes.len()
@@ -222,8 +224,18 @@ fn vector(
     pools.points.reserve(points);
     match (width, c.big()) {
         (1, _) => q.decode(raw, 1, |b| f32::from(b[0]) * (1.0 / 255.0), pools),
-        (_, true) => q.decode(raw, 2, |b| f32::from(u16::from_be_bytes([b[0], b[1]])) * (1.0 / 65535.0), pools),
-        (_, false) => q.decode(raw, 2, |b| f32::from(u16::from_le_bytes([b[0], b[1]])) * (1.0 / 65535.0), pools),
+        (_, true) => q.decode(
+            raw,
+            2,
+            |b| f32::from(u16::from_be_bytes([b[0], b[1]])) * (1.0 / 65535.0),
+            pools,
+        ),
+        (_, false) => q.decode(
+            raw,
+            2,
+            |b| f32::from(u16::from_le_bytes([b[0], b[1]])) * (1.0 / 65535.0),
+            pools,
+        ),
     }
     c.align(4)?;
     Ok(Channel::Spline(Spline {

@@ -48,9 +48,9 @@ fn sum<const N: usize>(points: &[[f32; 4]], b: &Basis) -> Option<[f32; 4]> {
     let first = b.first as usize;
     let pts = <&[[f32; 4]; N]>::try_from(points.get(first..first + N)?).ok()?;
     let mut out = [0.0f32; 4];
-    for j in 0..N {
+    for (p, w) in pts.iter().zip(&b.w) {
         for i in 0..4 {
-            out[i] += pts[j][i] * b.w[j];
+            out[i] += p[i] * w;
         }
     }
     Some(out)

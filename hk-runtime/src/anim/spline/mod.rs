@@ -313,7 +313,12 @@ impl Decoder for SplineAnimation {
             transforms: vec![Transform::IDENTITY; n * t],
             floats: Vec::new(),
         };
-        let most = self.vectors.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        let most = self
+            .vectors
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .max()
+            .unwrap_or(0);
         let mut weights = Vec::with_capacity(most as usize * (self.step + 1).min(n));
         for b in 0..self.blocks.len() {
             let first = b * self.step;
