@@ -444,6 +444,55 @@ pub struct XmlImported {
     pub dropped: Vec<String>,
 }
 
+/// The layout rules (pointer size 8 or 4, base tail padding reused or not) under which the
+/// layout engine reproduces the most sizes and offsets the dump states: 2010's listing is
+/// a 32-bit game's.
+fn layout_rules(table: &TypeTable, sdk: &str) -> hk_runtime::LayoutRules {
+    let base = hk_runtime::tagfile::schema::RULES;
+    let mut best = (0usize, base);
+    for pointer_size in [8, 4] {
+        for reuse_padding in [false, true] {
+            let rules = hk_runtime::LayoutRules {
+                pointer_size,
+                reuse_padding,
+                ..base
+            };
+            let Ok(s) = hk_runtime::tagfile::schema::extract_tables(&[(table, sdk)], "probe", rules)
+            else {
+                continue;
+            };
+            let ok = hk_runtime::schema::report::self_check(&s)
+                .0
+                .iter()
+                .filter(|r| r.verdict.ok())
+                .count();
+            if ok > best.0 {
+                best = (ok, rules);
+            }
+        }
+    }
+    best.1
+}
+
+/// A tuple whose size the dump leaves out though its `opt` says it is there
+/// (soulstruct-havok's `T[N]` entries): its elements' size times their count, aligned as
+/// they are.
+fn fill_tuples(table: &mut TypeTable) {
+    for t in 1..table.types.len() {
+        let k = t as u64;
+        let missing = table.types[t].body.as_ref().is_some_and(|b| b.size_align.is_none() && b.parent == 0);
+        if !missing || table.kind_of(k) != 0x28 {
+            continue;
+        }
+        let sub = table.subtype_of(k);
+        let size = table.size_of(sub).saturating_mul(table.tuple_count(k));
+        let align = table.align_of(sub);
+        if let Some(b) = table.types[t].body.as_mut() {
+            b.size_align = Some((size, align));
+        }
+    }
+}
+
 /// An array format of pointer size (2018's `hkPropertyBag`: one pointer to its
 /// `hkDefaultPropertyBag`, where `hkArray` is a pointer and two counts) is described as the
 /// pointer it is: hk's `array` member type is 16 bytes.
@@ -551,17 +600,20 @@ pub fn import(path: &Path, dialect: Dialect, meta: &XmlMeta) -> Result<XmlImport
         )
         .is_err()
     };
+    fill_tuples(&mut table);
     let mut dropped = drop_records(&mut table, named);
     let unnamed = dropped.len();
+    // Records whose members do not fit them (a dump's own defect) are left out likewise.
+    let misfit: std::collections::HashSet<u64> =
+        hk_runtime::tagfile::schema::misfit_records(&table).into_iter().collect();
+    dropped.extend(drop_records(&mut table, |_, i| misfit.contains(&(i as u64))));
     // A record the layout engine does not lay out as the dump states is left out too (with
     // what refers to it), so the folder states nothing it does not reproduce.
+    let rules = layout_rules(&table, &sdk);
     let schema = loop {
-        let schema = hk_runtime::tagfile::schema::extract_tables(
-            &[(&table, &sdk)],
-            &meta.name,
-            hk_runtime::tagfile::schema::RULES,
-        )
-        .map_err(bad)?;
+        let schema =
+            hk_runtime::tagfile::schema::extract_tables(&[(&table, &sdk)], &meta.name, rules)
+                .map_err(bad)?;
         let wrong: std::collections::HashSet<String> =
             hk_runtime::schema::report::self_check(&schema)
                 .0

@@ -187,6 +187,12 @@ pub fn extract_with(files: &[&TagFile], name: &str, rules: LayoutRules) -> Resul
     extract_tables(&tables, name, rules)
 }
 
+/// The records of `table` whose members do not fit them, or whose parent's do not: the
+/// ones [`extract_tables`] refuses, all of them.
+pub fn misfit_records(table: &TypeTable) -> Vec<u64> {
+    super::bind::misfit_records(table)
+}
+
 /// [`extract_with`] over type tables that come from elsewhere than a tagfile (a public
 /// type dump, `hk schema import`), each with the SDK version it describes.
 ///
