@@ -158,8 +158,12 @@ pub fn read(path: &Path, dialect: Dialect) -> Result<Dump> {
     // The type whose element is open (members, templates and interfaces go to it).
     let mut open: Option<usize> = None;
     loop {
-        let at = r.buffer_position() as usize + skip;
-        let ev = r.read_event().map_err(|e| cx.err(at, "", e))?;
+        let before = r.buffer_position() as usize + skip;
+        let ev = r.read_event().map_err(|e| cx.err(before, "", e))?;
+        // An element's position is its `<`: the last one before the reader's position
+        // (attribute values hold no raw `<`).
+        let end = r.buffer_position() as usize + skip;
+        let at = text[..end.min(text.len())].rfind('<').unwrap_or(before);
         let (e, empty) = match &ev {
             Event::Start(e) => (e, false),
             Event::Empty(e) => (e, true),
