@@ -204,7 +204,7 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
             outln!(o, "  no shipped folder computes {stored} for {}", x.class);
             outln!(
                 o,
-                "  next: edit classes/{}.toml until `hk schema explain` agrees (schemas/README.md, \"Adding a version when files carry only signatures\"), or convert a public reflection dump of this version with `hk schema import botw|serde-hkx DUMP -o DIR` and copy the class from it",
+                "  next: edit classes/{}.toml until `hk schema explain` agrees (schemas/README.md, \"Adding a version when files carry only signatures\"), or convert a public reflection dump of this version with `hk schema import DUMP -o DIR` (BotW or serde-hkx JSON, HKLib or TagTools XML) and copy the class from it",
                 x.class
             );
         }
