@@ -109,8 +109,7 @@ impl Context {
         }
         if let Some(path) = &opts.compendium {
             let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-            let mut budget =
-                hk_runtime::limits::Budget::new(&opts.read.limits, bytes.len() as u64);
+            let mut budget = hk_runtime::limits::Budget::new(&opts.read.limits, bytes.len() as u64);
             let c = hk_runtime::tagfile::compendium::Compendium::parse(&bytes, &mut budget)
                 .map_err(|e| Error::from(e.in_file(path)))?;
             let schemas = std::mem::replace(&mut ctx.schemas, Schemas::new(Catalog::default()));

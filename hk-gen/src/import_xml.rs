@@ -189,7 +189,8 @@ pub fn read(path: &Path, dialect: Dialect) -> Result<Dump> {
                 open = (!empty).then_some(raws.len() - 1);
             }
             (Dialect::Registry, b"Parameter") | (Dialect::Types, b"template") => {
-                let i = open.ok_or_else(|| cx.err(at, "", "a template parameter outside a type"))?;
+                let i =
+                    open.ok_or_else(|| cx.err(at, "", "a template parameter outside a type"))?;
                 let p = match dialect {
                     Dialect::Registry => {
                         let kind = match a.get("Kind").map(String::as_str) {
@@ -204,7 +205,10 @@ pub fn read(path: &Path, dialect: Dialect) -> Result<Dump> {
                             }
                         };
                         let name = a.get("Name").cloned().unwrap_or_default();
-                        (format!("{kind}{name}"), signed(&cx, &a, "Value", at, &tname)?)
+                        (
+                            format!("{kind}{name}"),
+                            signed(&cx, &a, "Value", at, &tname)?,
+                        )
                     }
                     Dialect::Types => (
                         a.get("name").cloned().unwrap_or_default(),
@@ -212,7 +216,11 @@ pub fn read(path: &Path, dialect: Dialect) -> Result<Dump> {
                     ),
                 };
                 if !p.0.starts_with(['t', 'v']) {
-                    return Err(cx.err(at, &tname, format!("parameter `{}` is neither t… nor v…", p.0)));
+                    return Err(cx.err(
+                        at,
+                        &tname,
+                        format!("parameter `{}` is neither t… nor v…", p.0),
+                    ));
                 }
                 raws[i].params.push(p);
             }
@@ -283,7 +291,13 @@ pub fn read(path: &Path, dialect: Dialect) -> Result<Dump> {
 
 /// A template value: a number, negative ones kept as their 64-bit two's complement
 /// (`vINVALID_VALUE=-1`).
-fn signed(cx: &Ctx<'_>, a: &HashMap<String, String>, key: &str, at: usize, ty: &str) -> Result<u64> {
+fn signed(
+    cx: &Ctx<'_>,
+    a: &HashMap<String, String>,
+    key: &str,
+    at: usize,
+    ty: &str,
+) -> Result<u64> {
     let v = a
         .get(key)
         .ok_or_else(|| cx.err(at, ty, format!("no `{key}` attribute")))?;
@@ -298,9 +312,17 @@ fn need(cx: &Ctx<'_>, a: &HashMap<String, String>, key: &str, at: usize, ty: &st
     num(cx, a, key, at, ty)?.ok_or_else(|| cx.err(at, ty, format!("no `{key}` attribute")))
 }
 
-fn hash_of(cx: &Ctx<'_>, a: &HashMap<String, String>, key: &str, at: usize, ty: &str) -> Result<Option<u32>> {
+fn hash_of(
+    cx: &Ctx<'_>,
+    a: &HashMap<String, String>,
+    key: &str,
+    at: usize,
+    ty: &str,
+) -> Result<Option<u32>> {
     num(cx, a, key, at, ty)?
-        .map(|h| u32::try_from(h).map_err(|_| cx.err(at, ty, format!("hash {h} does not fit 32 bits"))))
+        .map(|h| {
+            u32::try_from(h).map_err(|_| cx.err(at, ty, format!("hash {h} does not fit 32 bits")))
+        })
         .transpose()
 }
 
@@ -376,17 +398,27 @@ fn number(cx: &Ctx<'_>, raws: Vec<Raw>) -> Result<TypeTable> {
         if id == 0 {
             return Ok(0);
         }
-        index
-            .get(&id)
-            .copied()
-            .ok_or_else(|| cx.err(r.at, &r.name, format!("{what} names type id {id}, which the dump lacks")))
+        index.get(&id).copied().ok_or_else(|| {
+            cx.err(
+                r.at,
+                &r.name,
+                format!("{what} names type id {id}, which the dump lacks"),
+            )
+        })
     };
     let mut types = vec![TagType::default()];
     for r in &raws {
         let mut params = Vec::new();
         for (n, v) in &r.params {
-            let value = if n.starts_with('t') { map(*v, r, "a template parameter")? } else { *v };
-            params.push(Param { name: n.clone(), value });
+            let value = if n.starts_with('t') {
+                map(*v, r, "a template parameter")?
+            } else {
+                *v
+            };
+            params.push(Param {
+                name: n.clone(),
+                value,
+            });
         }
         let body = match &r.body {
             None => None,
@@ -461,7 +493,8 @@ fn layout_rules(table: &TypeTable, sdk: &str) -> hk_runtime::LayoutRules {
                 reuse_padding,
                 ..base
             };
-            let Ok(s) = hk_runtime::tagfile::schema::extract_tables(&[(table, sdk)], "probe", rules)
+            let Ok(s) =
+                hk_runtime::tagfile::schema::extract_tables(&[(table, sdk)], "probe", rules)
             else {
                 continue;
             };
@@ -484,7 +517,10 @@ fn layout_rules(table: &TypeTable, sdk: &str) -> hk_runtime::LayoutRules {
 fn fill_tuples(table: &mut TypeTable) {
     for t in 1..table.types.len() {
         let k = t as u64;
-        let missing = table.types[t].body.as_ref().is_some_and(|b| b.size_align.is_none() && b.parent == 0);
+        let missing = table.types[t]
+            .body
+            .as_ref()
+            .is_some_and(|b| b.size_align.is_none() && b.parent == 0);
         if !missing || table.kind_of(k) != 0x28 {
             continue;
         }
@@ -548,7 +584,9 @@ fn drop_records(table: &mut TypeTable, first: impl Fn(&TypeTable, usize) -> bool
             if bad[i] {
                 continue;
             }
-            let Some(b) = &table.types[i].body else { continue };
+            let Some(b) = &table.types[i].body else {
+                continue;
+            };
             let mut refs: Vec<u64> = vec![b.parent];
             refs.extend(b.members.iter().flatten().map(|m| m.ty));
             refs.extend(b.interfaces.iter().flatten().map(|x| x.0));
@@ -561,14 +599,14 @@ fn drop_records(table: &mut TypeTable, first: impl Fn(&TypeTable, usize) -> bool
             break;
         }
     }
-    let mut dropped = Vec::new();
-    for i in 1..n {
-        if bad[i] && record(&table.types[i]) {
-            dropped.push(table.full_name(i as u64));
-        }
-        if bad[i] {
-            table.types[i].body = None;
-        }
+    let gone: Vec<usize> = (1..n).filter(|&i| bad[i]).collect();
+    let dropped = gone
+        .iter()
+        .filter(|&&i| record(&table.types[i]))
+        .map(|&i| table.full_name(i as u64))
+        .collect();
+    for i in gone {
+        table.types[i].body = None;
     }
     dropped
 }
@@ -609,8 +647,12 @@ pub fn import(path: &Path, dialect: Dialect, meta: &XmlMeta) -> Result<XmlImport
     let unnamed = dropped.len();
     // Records whose members do not fit them (a dump's own defect) are left out likewise.
     let misfit: std::collections::HashSet<u64> =
-        hk_runtime::tagfile::schema::misfit_records(&table).into_iter().collect();
-    dropped.extend(drop_records(&mut table, |_, i| misfit.contains(&(i as u64))));
+        hk_runtime::tagfile::schema::misfit_records(&table)
+            .into_iter()
+            .collect();
+    dropped.extend(drop_records(&mut table, |_, i| {
+        misfit.contains(&(i as u64))
+    }));
     // A record the layout engine does not lay out as the dump states is left out too (with
     // what refers to it), so the folder states nothing it does not reproduce.
     let rules = layout_rules(&table, &sdk);
@@ -628,7 +670,9 @@ pub fn import(path: &Path, dialect: Dialect, meta: &XmlMeta) -> Result<XmlImport
         if wrong.is_empty() {
             break schema;
         }
-        dropped.extend(drop_records(&mut table, |t, i| wrong.contains(&t.full_name(i as u64))));
+        dropped.extend(drop_records(&mut table, |t, i| {
+            wrong.contains(&t.full_name(i as u64))
+        }));
     };
     let mut schema = schema;
     let source = match dialect {

@@ -47,7 +47,10 @@ impl ImportFormat {
         if input.is_dir() {
             return Ok(ImportFormat::SerdeHkx);
         }
-        if input.extension().is_some_and(|x| x.eq_ignore_ascii_case("json")) {
+        if input
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("json"))
+        {
             return Ok(ImportFormat::Botw);
         }
         Ok(match crate::import_xml::detect(input)? {
@@ -309,7 +312,7 @@ pub fn import_xml(
 /// The closing line of an import: how many stated offsets and sizes the layout engine
 /// reproduces; [`Status::Failure`] unless all.
 fn report_layout(schema: &Schema, out: &Path, o: &mut Out<'_>) -> Result<Status> {
-    let mut layouts = Layouts::new(&schema, schema.generation.layout);
+    let mut layouts = Layouts::new(schema, schema.generation.layout);
     let (mut ok, mut total) = (0, 0);
     for c in schema.classes() {
         let l = layouts.class(&c.name)?.clone();

@@ -46,7 +46,10 @@ impl Compendium {
         if root.size != data.len() as u64 {
             return Err(Error::invalid(
                 root.size,
-                format!("{} bytes follow the TCM0 section", data.len() as u64 - root.size),
+                format!(
+                    "{} bytes follow the TCM0 section",
+                    data.len() as u64 - root.size
+                ),
             ));
         }
         let tcid = root

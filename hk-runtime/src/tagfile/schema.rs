@@ -198,7 +198,11 @@ pub fn misfit_records(table: &TypeTable) -> Vec<u64> {
 ///
 /// # Errors
 /// As [`extract_with`].
-pub fn extract_tables(tables: &[(&TypeTable, &str)], name: &str, rules: LayoutRules) -> Result<Schema> {
+pub fn extract_tables(
+    tables: &[(&TypeTable, &str)],
+    name: &str,
+    rules: LayoutRules,
+) -> Result<Schema> {
     let mut classes: Vec<Class> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut sdk = String::new();

@@ -61,7 +61,7 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagfileRules) 
 /// section naming `id` takes the TYPE section's place.
 ///
 /// # Errors
-/// As [`write`].
+/// As [`write()`].
 pub fn write_referencing(
     graph: &Graph,
     table: &TypeTable,

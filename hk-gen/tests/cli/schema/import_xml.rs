@@ -25,7 +25,9 @@ fn import(dump: &Path, out: &Path, extra: &[&str]) -> (i32, String, String) {
 
 /// The number before `what` in `text` (`4788 types`).
 fn count(text: &str, what: &str) -> usize {
-    let at = text.find(what).unwrap_or_else(|| panic!("no `{what}` in {text}"));
+    let at = text
+        .find(what)
+        .unwrap_or_else(|| panic!("no `{what}` in {text}"));
     text[..at]
         .trim_end()
         .rsplit(' ')
@@ -58,12 +60,19 @@ fn the_hklib_registry_imports_as_the_shipped_2018_1_folder() {
     let classes = count(&stdout, "of them records");
     assert!(classes > 2000, "{stdout}");
     // Hashes are kept as data; the packfile signature reproduces none of them.
-    assert!(count(&stdout, "classes keep the dump's type hash") + 10 > classes, "{stdout}");
+    assert!(
+        count(&stdout, "classes keep the dump's type hash") + 10 > classes,
+        "{stdout}"
+    );
     assert!(stdout.contains("equals it for 0"), "{stdout}");
     assert!(stdout.contains("layout reproduces"), "{stdout}");
     // The command writes exactly the shipped folder.
     let shipped = root().join("schemas/havok-2018.1");
-    for f in ["generation.toml", "classes/hkRootLevelContainer.toml", "classes/hkaSkeleton.toml"] {
+    for f in [
+        "generation.toml",
+        "classes/hkRootLevelContainer.toml",
+        "classes/hkaSkeleton.toml",
+    ] {
         assert_eq!(
             std::fs::read_to_string(out.join(f)).unwrap(),
             std::fs::read_to_string(shipped.join(f)).unwrap(),
@@ -98,11 +107,25 @@ fn the_tagtools_and_soulstruct_listings_import_with_their_layouts() {
         assert_eq!(code, 0, "{file}: {stdout}{stderr}");
         assert!(count(&stdout, "of them records") > 10, "{file}: {stdout}");
         let g = std::fs::read_to_string(out.join("generation.toml")).unwrap();
-        assert!(g.contains(&format!("pointer_size = {pointer}")), "{file}: {g}");
-        assert!(g.contains(&format!("contents_version = \"{sdk}\"")), "{file}: {g}");
+        assert!(
+            g.contains(&format!("pointer_size = {pointer}")),
+            "{file}: {g}"
+        );
+        assert!(
+            g.contains(&format!("contents_version = \"{sdk}\"")),
+            "{file}: {g}"
+        );
         // Auto-detection picks the same dialect.
-        let (code, again, _) = import(&refs.join(file), &dir.join("again"), &["--contents-version", sdk]);
-        assert_eq!((code, again.lines().next()), (0, stdout.lines().next()), "{file}");
+        let (code, again, _) = import(
+            &refs.join(file),
+            &dir.join("again"),
+            &["--contents-version", sdk],
+        );
+        assert_eq!(
+            (code, again.lines().next()),
+            (0, stdout.lines().next()),
+            "{file}"
+        );
     }
 }
 
@@ -117,11 +140,21 @@ fn a_broken_dump_is_refused_with_line_column_and_type() {
     .unwrap();
     let (code, out, err) = import(&bad, &dir.join("out"), &["--contents-version", "20160100"]);
     assert_eq!(code, 2, "{out}{err}");
-    assert!(err.contains("line 3, column 5 (type hkThing)") && err.contains("`offset=\"zero\"`"), "{err}");
-    std::fs::write(&bad, "<types>\n  <type id=\"1\" name=\"A\" parent=\"9\" />\n</types>\n").unwrap();
+    assert!(
+        err.contains("line 3, column 5 (type hkThing)") && err.contains("`offset=\"zero\"`"),
+        "{err}"
+    );
+    std::fs::write(
+        &bad,
+        "<types>\n  <type id=\"1\" name=\"A\" parent=\"9\" />\n</types>\n",
+    )
+    .unwrap();
     let (code, _, err) = import(&bad, &dir.join("out"), &["--contents-version", "20160100"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("line 2, column 3 (type A): the parent names type id 9"), "{err}");
+    assert!(
+        err.contains("line 2, column 3 (type A): the parent names type id 9"),
+        "{err}"
+    );
     std::fs::write(&bad, "<classes/>").unwrap();
     let (code, _, err) = import(&bad, &dir.join("out"), &[]);
     assert_eq!(code, 2, "{err}");
@@ -148,9 +181,14 @@ fn compendium_pair(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, Vec<u
     let rules = hk_tests::schema("havok-2018.1").generation.tagfile.unwrap();
     let c = dir.join("types.compendium");
     let d = dir.join("skeleton.hkx");
-    std::fs::write(&c, tagfile::compendium::write(&[0xE1DE], &tf.types, &rules).unwrap()).unwrap();
+    std::fs::write(
+        &c,
+        tagfile::compendium::write(&[0xE1DE], &tf.types, &rules).unwrap(),
+    )
+    .unwrap();
     let data =
-        tagfile::write::write_referencing(&graph, &tf.types, &tf.sdk_version, &rules, 0xE1DE).unwrap();
+        tagfile::write::write_referencing(&graph, &tf.types, &tf.sdk_version, &rules, 0xE1DE)
+            .unwrap();
     std::fs::write(&d, &data).unwrap();
     (c, d, data)
 }
@@ -161,17 +199,30 @@ fn compendium_files_open_with_compendium_and_are_refused_without() {
     let (c, d, data) = compendium_pair(&dir);
     let (c, d) = (c.to_str().unwrap(), d.to_str().unwrap());
     let back = dir.join("back.hkx");
-    let (code, out, err) = hk(&["roundtrip", d, "--compendium", c, "-o", back.to_str().unwrap()]);
+    let (code, out, err) = hk(&[
+        "roundtrip",
+        d,
+        "--compendium",
+        c,
+        "-o",
+        back.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1/1 byte-identical"), "{out}");
     assert_eq!(std::fs::read(&back).unwrap(), data);
     let (code, out, err) = hk(&["dump", d, "--compendium", c]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("\"hkaSkeleton\"") && out.contains("\"Root\""), "{out}");
+    assert!(
+        out.contains("\"hkaSkeleton\"") && out.contains("\"Root\""),
+        "{out}"
+    );
     // Without it, or with a file that is not one: errors naming what to do.
     let (code, _, err) = hk(&["info", d]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("TCRF id 0x000000000000E1DE") && err.contains("--compendium FILE"), "{err}");
+    assert!(
+        err.contains("TCRF id 0x000000000000E1DE") && err.contains("--compendium FILE"),
+        "{err}"
+    );
     let (code, _, err) = hk(&["roundtrip", d, "--compendium", d]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a type compendium"), "{err}");

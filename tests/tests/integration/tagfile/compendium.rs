@@ -100,8 +100,16 @@ fn a_2018_tagfile_built_from_the_imported_schema_reads_and_writes_back() {
     let doc = file::open(&bytes, &hk_tests::schema_set(), ReadOptions::default()).unwrap();
     assert_eq!(doc.graph.objects.len(), 3);
     assert_eq!(skeleton_bones(&doc.graph), 3);
-    assert!(doc.schema.describe().contains("havok-2018.1 (exact)"), "{}", doc.schema.describe());
-    assert_eq!(file::write(&doc).unwrap(), bytes, "written back byte for byte");
+    assert!(
+        doc.schema.describe().contains("havok-2018.1 (exact)"),
+        "{}",
+        doc.schema.describe()
+    );
+    assert_eq!(
+        file::write(&doc).unwrap(),
+        bytes,
+        "written back byte for byte"
+    );
 }
 
 #[test]
@@ -109,12 +117,18 @@ fn a_compendium_and_its_data_file_read_and_write_back_byte_for_byte() {
     let (tcm0, data) = split(&[0x1111, ID]);
     assert_eq!(&tcm0[4..8], b"TCM0");
     assert!(data.windows(4).any(|w| w == b"TCRF"));
-    assert!(!data.windows(4).any(|w| w == b"TYPE"), "no TYPE section in the data file");
+    assert!(
+        !data.windows(4).any(|w| w == b"TYPE"),
+        "no TYPE section in the data file"
+    );
     // The compendium itself, rewritten from its parsed table.
     let c = parse_compendium(&tcm0);
     assert_eq!(c.ids, vec![0x1111, ID]);
     let rules = hk_tests::schema("havok-2018.1").generation.tagfile.unwrap();
-    assert_eq!(compendium::write(&c.ids, &c.types.table, &rules).unwrap(), tcm0);
+    assert_eq!(
+        compendium::write(&c.ids, &c.types.table, &rules).unwrap(),
+        tcm0
+    );
     // The data file through the front door, with the compendium.
     let schemas = hk_tests::schema_set().with_compendium(c);
     let doc = file::open(&data, &schemas, ReadOptions::default()).unwrap();
@@ -123,12 +137,20 @@ fn a_compendium_and_its_data_file_read_and_write_back_byte_for_byte() {
     };
     assert_eq!(tf.compendium, Some(ID));
     assert_eq!(skeleton_bones(&doc.graph), 3);
-    assert_eq!(file::write(&doc).unwrap(), data, "written back byte for byte");
+    assert_eq!(
+        file::write(&doc).unwrap(),
+        data,
+        "written back byte for byte"
+    );
     // The same objects as the self-contained file.
     let whole = file::open(&built(), &hk_tests::schema_set(), ReadOptions::default()).unwrap();
     let mut d = hk_runtime::diff::Diff::default();
     hk_runtime::diff::graphs(&whole.graph, &doc.graph, 10, &mut d);
-    assert!(d.lines.is_empty(), "the split file holds other objects: {:?}", d.lines);
+    assert!(
+        d.lines.is_empty(),
+        "the split file holds other objects: {:?}",
+        d.lines
+    );
 }
 
 #[test]
