@@ -5,16 +5,12 @@
 
 use std::sync::Arc;
 
-use super::parse::SharedTypes;
 use super::section::Section;
-use super::tables::section;
+use super::tables::{section, TCRF_SIZE};
 use super::types::{Facts, TypeTable};
 use crate::error::{Error, ReadError, Result};
 use crate::limits::Budget;
 use crate::schema::TagfileRules;
-
-/// Bytes of a `TCRF` payload: the id, then 16 zero bytes.
-pub const TCRF_SIZE: u64 = 24;
 
 /// A parsed compendium.
 #[derive(Debug, Clone)]
@@ -22,7 +18,9 @@ pub struct Compendium {
     /// The ids data files refer to it by (`TCID`, 8 bytes each, little endian).
     pub ids: Vec<u64>,
     /// Its type table.
-    pub types: SharedTypes,
+    pub table: Arc<TypeTable>,
+    /// What the reader asks of each of its types.
+    pub(crate) facts: Arc<Facts>,
     /// The bytes of its TYPE section (what schemas extracted from it are keyed by).
     pub type_bytes: Vec<u8>,
 }
@@ -73,21 +71,19 @@ impl Compendium {
         let facts = Facts::new(&table);
         Ok(Compendium {
             ids,
-            types: SharedTypes {
-                table: Arc::new(table),
-                facts: Arc::new(facts),
-            },
+            table: Arc::new(table),
+            facts: Arc::new(facts),
             type_bytes: data[ty.offset as usize..(ty.offset + ty.size) as usize].to_vec(),
         })
     }
 
-    /// The compendium's table, when it holds `id`.
+    /// The compendium's table and its facts, when it holds `id`.
     ///
     /// # Errors
     /// [`ReadError::CompendiumMismatch`] when it does not.
-    pub fn table_for(&self, id: u64) -> Result<&SharedTypes> {
+    pub(crate) fn table_for(&self, id: u64) -> Result<(Arc<TypeTable>, Arc<Facts>)> {
         if self.ids.contains(&id) {
-            Ok(&self.types)
+            Ok((Arc::clone(&self.table), Arc::clone(&self.facts)))
         } else {
             Err(Error::read(ReadError::CompendiumMismatch {
                 id,
@@ -126,14 +122,4 @@ pub(crate) fn reference(data: &[u8], sec: &Section) -> Result<u64> {
         ));
     }
     Ok(u64::from_le_bytes(p[..8].try_into().unwrap_or([0; 8])))
-}
-
-/// The `TCRF` section naming compendium `id`.
-///
-/// # Errors
-/// None in practice (the section is 32 bytes).
-pub(crate) fn reference_section(id: u64) -> Result<Vec<u8>> {
-    let mut p = id.to_le_bytes().to_vec();
-    p.resize(TCRF_SIZE as usize, 0);
-    section(b"TCRF", &p, true, 0)
 }

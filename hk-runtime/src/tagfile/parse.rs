@@ -143,8 +143,8 @@ impl TagFile {
                 let c = compendium.ok_or_else(|| {
                     Error::read(crate::error::ReadError::NoCompendium { id }).at(tcrf.offset)
                 })?;
-                let t = c.table_for(id).map_err(|e| e.at(tcrf.offset))?;
-                (Arc::clone(&t.table), Arc::clone(&t.facts), Some(id))
+                let (t, f) = c.table_for(id).map_err(|e| e.at(tcrf.offset))?;
+                (t, f, Some(id))
             }
             _ => {
                 let (t, f) = Self::own_types(data, need(b"TYPE")?, known, budget)?;

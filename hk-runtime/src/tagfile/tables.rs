@@ -115,6 +115,10 @@ pub(super) fn assemble(
     finish(sdk, placed, &ix, types)
 }
 
+/// Bytes of a `TCRF` payload: a compendium id, then 16 zero bytes (docs/tagfile-format.md
+/// §1a).
+pub const TCRF_SIZE: u64 = 24;
+
 /// The TAG0 of a file whose types are compendium `id`'s: `table`'s indices as they stand,
 /// and a `TCRF` section where the TYPE section would be (docs/tagfile-format.md §1a).
 pub(super) fn assemble_referencing(
@@ -124,7 +128,10 @@ pub(super) fn assemble_referencing(
     id: u64,
 ) -> Result<Vec<u8>> {
     let ix: Vec<u64> = (0..table.types.len() as u64).collect();
-    let tcrf = super::compendium::reference_section(id)?;
+    // The TCRF payload: the compendium id, then 16 zero bytes.
+    let mut p = id.to_le_bytes().to_vec();
+    p.resize(TCRF_SIZE as usize, 0);
+    let tcrf = section(b"TCRF", &p, true, 0)?;
     finish(sdk, placed, &ix, tcrf)
 }
 

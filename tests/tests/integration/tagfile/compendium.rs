@@ -125,10 +125,7 @@ fn a_compendium_and_its_data_file_read_and_write_back_byte_for_byte() {
     let c = parse_compendium(&tcm0);
     assert_eq!(c.ids, vec![0x1111, ID]);
     let rules = hk_tests::schema("havok-2018.1").generation.tagfile.unwrap();
-    assert_eq!(
-        compendium::write(&c.ids, &c.types.table, &rules).unwrap(),
-        tcm0
-    );
+    assert_eq!(compendium::write(&c.ids, &c.table, &rules).unwrap(), tcm0);
     // The data file through the front door, with the compendium.
     let schemas = hk_tests::schema_set().with_compendium(c);
     let doc = file::open(&data, &schemas, ReadOptions::default()).unwrap();
