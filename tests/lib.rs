@@ -87,6 +87,33 @@ pub fn corpus(test: &str) -> Option<PathBuf> {
     None
 }
 
+/// The folder of public type dumps (`HK_REFERENCE`, default `../shared/reference` from the
+/// workspace root), or `None` (after printing why) when it is missing outside CI: the same
+/// rule as [`corpus`].
+///
+/// # Panics
+/// When the folder is missing and `CI=true`.
+pub fn reference(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("HK_REFERENCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("../shared/reference"));
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "{test}: reference dumps not found at {} (set HK_REFERENCE); CI=true requires them",
+            dir.display()
+        );
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "{test}: SKIPPED, reference dumps not found at {} (set HK_REFERENCE)",
+        dir.display()
+    );
+    None
+}
+
 /// The `.hkx` files of a corpus folder, sorted.
 pub fn files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)

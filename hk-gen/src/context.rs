@@ -46,6 +46,9 @@ pub struct Options {
     /// How to read every file: strict or lenient (`--lenient`), and what one read may take
     /// (`--max-memory`, `--max-objects`, ...).
     pub read: ReadOptions,
+    /// A type compendium (`TCM0`) that tagfiles with a `TCRF` section take their types from
+    /// (`--compendium`, docs/tagfile-format.md §1a).
+    pub compendium: Option<PathBuf>,
 }
 
 /// A schema a command was pointed at, and how to name it.
@@ -103,6 +106,14 @@ impl Context {
             let named = ctx.schema_arg(arg)?;
             let schemas = std::mem::replace(&mut ctx.schemas, Schemas::new(Catalog::default()));
             ctx.schemas = schemas.with_schema(named.schema, named.label);
+        }
+        if let Some(path) = &opts.compendium {
+            let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+            let mut budget = hk_runtime::limits::Budget::new(&opts.read.limits, bytes.len() as u64);
+            let c = hk_runtime::tagfile::compendium::Compendium::parse(&bytes, &mut budget)
+                .map_err(|e| Error::from(e.in_file(path)))?;
+            let schemas = std::mem::replace(&mut ctx.schemas, Schemas::new(Catalog::default()));
+            ctx.schemas = schemas.with_compendium(c);
         }
         Ok(ctx)
     }

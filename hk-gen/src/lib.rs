@@ -40,6 +40,7 @@ pub mod embedded;
 pub mod error;
 pub mod gen;
 pub mod import;
+pub mod import_xml;
 pub mod info;
 pub mod motion;
 pub mod out;

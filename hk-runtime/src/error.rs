@@ -92,6 +92,21 @@ pub enum ReadError {
         /// The record (`local fixup record`, `export/import name`).
         record: String,
     },
+    /// A tagfile whose types are in a compendium (a `TCRF` section), read without one
+    /// (docs/tagfile-format.md §1a).
+    #[error("the file's types are in a compendium (TCRF id 0x{id:016X}): give it with --compendium FILE")]
+    NoCompendium {
+        /// The id the file's `TCRF` names.
+        id: u64,
+    },
+    /// A tagfile whose `TCRF` names a compendium id the given compendium does not hold.
+    #[error("the file names compendium id 0x{id:016X}, the compendium given holds {}", held.iter().map(|h| format!("0x{h:016X}")).collect::<Vec<_>>().join(", "))]
+    CompendiumMismatch {
+        /// The id the file's `TCRF` names.
+        id: u64,
+        /// The ids the compendium's `TCID` lists.
+        held: Vec<u64>,
+    },
     /// The input breaks a format rule.
     #[error("{0}")]
     Invalid(String),

@@ -45,6 +45,10 @@ impl Run for Anim {
         self.schema.get()
     }
 
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
+    }
+
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         let q = PoseQuery {
             load: LoadOptions {

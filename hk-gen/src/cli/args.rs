@@ -13,12 +13,21 @@ pub struct SchemaArg {
     /// the name of one among the schemas (built in, or under --schemas).
     #[arg(long, value_name = "DIR|NAME")]
     pub schema: Option<PathBuf>,
+    /// The type compendium (a `TCM0` file, Elden Ring's `.compendium`) that tagfiles
+    /// holding a `TCRF` reference take their types from.
+    #[arg(long, value_name = "FILE")]
+    pub compendium: Option<PathBuf>,
 }
 
 impl SchemaArg {
     /// The schema given, if any.
     pub fn get(&self) -> Option<&Path> {
         self.schema.as_deref()
+    }
+
+    /// The compendium given, if any.
+    pub fn compendium(&self) -> Option<&Path> {
+        self.compendium.as_deref()
     }
 }
 

@@ -75,6 +75,10 @@ impl Run for Export {
         self.schema.get()
     }
 
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
+    }
+
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         let opts = ExportOptions {
             format: self.format(),
@@ -121,6 +125,10 @@ pub struct Render {
 impl Run for Render {
     fn schema(&self) -> Option<&Path> {
         self.schema.get()
+    }
+
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {

@@ -33,6 +33,10 @@ impl Run for Roundtrip {
         self.schema.get()
     }
 
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
+    }
+
     fn read(&self) -> ReadOptions {
         self.read
     }
@@ -77,6 +81,10 @@ impl Run for Convert {
         self.schema.get()
     }
 
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
+    }
+
     fn read(&self) -> ReadOptions {
         self.read
     }
@@ -107,6 +115,10 @@ pub struct Info {
 impl Run for Info {
     fn schema(&self) -> Option<&Path> {
         self.schema.get()
+    }
+
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
     }
 
     fn read(&self) -> ReadOptions {
@@ -145,6 +157,10 @@ impl Run for Dump {
         self.schema.get()
     }
 
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
+    }
+
     fn read(&self) -> ReadOptions {
         self.read
     }
@@ -180,6 +196,10 @@ pub struct Build {
 impl Run for Build {
     fn schema(&self) -> Option<&Path> {
         self.schema.get()
+    }
+
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
@@ -220,6 +240,10 @@ impl Run for Bench {
         self.schema.get()
     }
 
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
+    }
+
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         let opts = bench::Options {
             rounds: self.rounds,
@@ -246,6 +270,10 @@ pub struct Diff {
 impl Run for Diff {
     fn schema(&self) -> Option<&Path> {
         self.schema.get()
+    }
+
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {

@@ -65,6 +65,10 @@ impl Run for Import {
         self.schema.get()
     }
 
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
+    }
+
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         if let Some(skeleton) = self.skeleton.clone() {
             return self.motion(ctx, skeleton, o);

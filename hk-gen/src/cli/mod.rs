@@ -91,6 +91,11 @@ trait Run {
         None
     }
 
+    /// The type compendium `--compendium` names, for the commands that read files.
+    fn compendium(&self) -> Option<&Path> {
+        None
+    }
+
     /// How the command reads files (`--lenient`); the limits are the global options.
     fn read(&self) -> ReadOptions {
         ReadOptions::default()
@@ -124,6 +129,7 @@ impl Global {
             games: self.games.clone(),
             schema: cmd.schema().map(Path::to_path_buf),
             read: cmd.read().with_limits(self.limits),
+            compendium: cmd.compendium().map(Path::to_path_buf),
         })?;
         if let Some(dir) = cmd.folder_output() {
             hk_gen::outputs::Outputs::new().check_folder(dir)?;

@@ -240,23 +240,29 @@ impl Run for Layout {
 /// `hk schema import`.
 #[derive(Debug, Args)]
 pub struct Import {
-    /// The dump's format.
-    #[arg(value_enum)]
-    format: ImportFormat,
-    /// The dump (a JSON file, or a folder of JSON files for serde-hkx).
+    /// The dump: a JSON file (BotW), a folder of JSON files (serde-hkx), or an XML type
+    /// dump (HKLib's registry, TagTools' or soulstruct-havok's type listing).
     input: PathBuf,
+    /// The dump's format [default: from the input: a folder, a `.json` file, or the XML's
+    /// root element].
+    #[arg(long, value_enum)]
+    format: Option<ImportFormat>,
     /// Output folder.
     #[arg(short, long)]
     out: PathBuf,
     /// Generation name written to generation.toml.
     #[arg(long)]
     name: String,
-    /// File version written to generation.toml.
+    /// File version written to generation.toml (packfile generations: JSON dumps).
     #[arg(long)]
-    file_version: u32,
-    /// Contents-version string written to generation.toml.
+    file_version: Option<u32>,
+    /// Contents-version string written to generation.toml [XML: default the registry's
+    /// `Version`].
     #[arg(long)]
-    contents_version: String,
+    contents_version: Option<String>,
+    /// XML dumps: take the tagfile writer rules (`[tagfile]`) of this generation.
+    #[arg(long, value_name = "DIR|NAME")]
+    tagfile_like: Option<PathBuf>,
 }
 
 impl Run for Import {
@@ -264,13 +270,42 @@ impl Run for Import {
         Some(&self.out)
     }
 
-    fn run(self, _: &Context, o: &mut Out<'_>) -> Result<Status> {
+    fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
+        let format = match self.format {
+            Some(f) => f,
+            None => ImportFormat::detect(&self.input)?,
+        };
+        if matches!(format, ImportFormat::Hklib | ImportFormat::Tagtools) {
+            let tagfile = match &self.tagfile_like {
+                Some(g) => {
+                    let named = ctx.schema_arg(g)?;
+                    Some(named.schema.generation.tagfile.clone().ok_or_else(|| {
+                        hk_gen::Error::usage(format!(
+                            "--tagfile-like {}: that generation has no [tagfile] rules",
+                            g.display()
+                        ))
+                    })?)
+                }
+                None => None,
+            };
+            let meta = hk_gen::import_xml::XmlMeta {
+                name: self.name,
+                contents_version: self.contents_version,
+                tagfile,
+            };
+            return schema::import_xml(format, &self.input, &self.out, &meta, o);
+        }
+        let need = |what: &str| {
+            hk_gen::Error::usage(format!("a JSON dump (botw, serde-hkx) needs --{what}"))
+        };
         let meta = Meta {
             name: self.name,
-            file_version: self.file_version,
-            contents_version: self.contents_version,
+            file_version: self.file_version.ok_or_else(|| need("file-version"))?,
+            contents_version: self
+                .contents_version
+                .ok_or_else(|| need("contents-version"))?,
         };
-        schema::import(self.format, &self.input, &self.out, &meta, o)
+        schema::import(format, &self.input, &self.out, &meta, o)
     }
 }
 

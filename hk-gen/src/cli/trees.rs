@@ -60,6 +60,10 @@ impl Run for CollisionCheck {
         self.schema.get()
     }
 
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
+    }
+
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {
         trees::check_files(ctx, &self.files, self.boxes.boxes, self.boxes.seed, o)
     }
@@ -79,6 +83,10 @@ pub struct CollisionRebuild {
 impl Run for CollisionRebuild {
     fn schema(&self) -> Option<&Path> {
         self.schema.get()
+    }
+
+    fn compendium(&self) -> Option<&Path> {
+        self.schema.compendium()
     }
 
     fn run(self, ctx: &Context, o: &mut Out<'_>) -> Result<Status> {

@@ -256,7 +256,7 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
             outln!(o, "  no shipped folder computes {stored} for {}", x.class);
             outln!(
                 o,
-                "  next: write classes/{}.toml (schemas/README.md, \"A class no folder has\"): from a file of this version that describes its classes (`hk schema extract FILE -o DIR`), from a public reflection dump (`hk schema import {} DUMP -o DIR`), or by hand; then `hk schema explain` and `hk schema record`",
+                "  next: write classes/{}.toml (schemas/README.md, \"A class no folder has\"): from a file of this version that describes its classes (`hk schema extract FILE -o DIR`), from a public reflection dump (`hk schema import DUMP -o DIR [--format {}]`), or by hand; then `hk schema explain` and `hk schema record`",
                 x.class,
                 import_formats()
             );
@@ -265,7 +265,7 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
             outln!(o, "  no shipped folder computes {stored} for {}", x.class);
             outln!(
                 o,
-                "  next: edit classes/{}.toml until `hk schema explain` agrees, then `hk schema record` states it (schemas/README.md, \"Adding a version when files carry only signatures\"; a class no folder has: \"A class no folder has\"), or convert a public reflection dump of this version with `hk schema import {} DUMP -o DIR` and copy the class from it",
+                "  next: edit classes/{}.toml until `hk schema explain` agrees, then `hk schema record` states it (schemas/README.md, \"Adding a version when files carry only signatures\"; a class no folder has: \"A class no folder has\"), or convert a public reflection dump of this version with `hk schema import DUMP -o DIR [--format {}]` and copy the class from it",
                 x.class,
                 import_formats()
             );
@@ -314,7 +314,7 @@ fn print_one(x: &Explanation, label: &str, full: bool, o: &mut Out<'_>) -> Resul
     Ok(())
 }
 
-/// The formats `hk schema import` takes, as its command line spells them (`botw|serde-hkx`).
+/// The formats `hk schema import` takes, as its command line spells them (`botw|serde-hkx|...`).
 fn import_formats() -> String {
     use clap::ValueEnum as _;
     let names: Vec<String> = super::ImportFormat::value_variants()

@@ -32,6 +32,34 @@ pub enum ImportFormat {
     Botw,
     /// A folder of per-class JSON files with x86 / x86_64 offsets (serde-hkx 2010.2).
     SerdeHkx,
+    /// HKLib's `HavokTypeRegistry<SDK>.xml` (2018.1 and later): a tagfile generation.
+    Hklib,
+    /// TagTools' `TypeDatabase.xml` or soulstruct-havok's `Types<year>.xml` (2010 to
+    /// 2016): a tagfile generation.
+    Tagtools,
+}
+
+impl ImportFormat {
+    /// The format of the dump at `input`: a folder is serde-hkx's, a `.json` file BotW's,
+    /// anything else XML of the dialect its root element names.
+    ///
+    /// # Errors
+    /// An XML file of neither dialect, or one that does not parse.
+    pub fn detect(input: &Path) -> Result<ImportFormat> {
+        if input.is_dir() {
+            return Ok(ImportFormat::SerdeHkx);
+        }
+        if input
+            .extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("json"))
+        {
+            return Ok(ImportFormat::Botw);
+        }
+        Ok(match crate::import_xml::detect(input)? {
+            crate::import_xml::Dialect::Registry => ImportFormat::Hklib,
+            crate::import_xml::Dialect::Types => ImportFormat::Tagtools,
+        })
+    }
 }
 
 /// `hk schema signatures DIR`: one `Class 0xXXXXXXXX` line per class; pinned classes show
@@ -212,13 +240,81 @@ pub fn import(
     let imported = match format {
         ImportFormat::Botw => crate::import::botw(input, meta)?,
         ImportFormat::SerdeHkx => crate::import::serde_hkx(input, meta)?,
+        ImportFormat::Hklib | ImportFormat::Tagtools => {
+            return Err(Error::usage("an XML type dump converts with import_xml"))
+        }
     };
     for w in &imported.warnings {
         warnln!(o, "{w}");
     }
     let schema = imported.schema;
     schema.to_folder(out)?;
-    let mut layouts = Layouts::new(&schema, schema.generation.layout);
+    report_layout(&schema, out, o)
+}
+
+/// `hk schema import` of an XML type dump (HKLib, TagTools, soulstruct-havok): a tagfile
+/// generation whose classes keep the dump's hashes as data.
+///
+/// # Errors
+/// A dump that does not convert, or a folder that cannot be written.
+pub fn import_xml(
+    format: ImportFormat,
+    input: &Path,
+    out: &Path,
+    meta: &crate::import_xml::XmlMeta,
+    o: &mut Out<'_>,
+) -> Result<Status> {
+    let dialect = match format {
+        ImportFormat::Hklib => crate::import_xml::Dialect::Registry,
+        ImportFormat::Tagtools => crate::import_xml::Dialect::Types,
+        _ => return Err(Error::usage("a JSON dump converts with import")),
+    };
+    let imported = crate::import_xml::import(input, dialect, meta)?;
+    let schema = imported.schema;
+    schema.to_folder(out)?;
+    let hashed: Vec<_> = schema
+        .classes()
+        .iter()
+        .filter_map(|c| Some((c.name.as_str(), c.hash?)))
+        .collect();
+    // TAG0 type hashes are data (docs/tagfile-format.md §3): hk has no rule that computes
+    // them. The one hash hk computes from a description, the packfile signature, is
+    // compared for the record.
+    let same = hashed
+        .iter()
+        .filter(|(n, h)| signature::compute(&schema, n).ok() == Some(*h))
+        .count();
+    outln!(
+        o,
+        "{} types in the dump, {} of them records (classes); {} classes keep the dump's type hash as data; hk's signature of the class description equals it for {same}",
+        imported.types,
+        schema.classes().len(),
+        hashed.len()
+    );
+    if !imported.dropped.is_empty() {
+        warnln!(
+            o,
+            "{} records left out: {} for their names (not class names a schema takes, or referring to such a record; first: {}), {} because hk's layout does not give the sizes and offsets the dump states (or referring to such a record{})",
+            imported.dropped.len(),
+            imported.unnamed,
+            imported.dropped[0],
+            imported.dropped.len() - imported.unnamed,
+            imported.dropped.get(imported.unnamed).map_or(String::new(), |d| format!("; first: {d}"))
+        );
+    }
+    if meta.tagfile.is_none() {
+        warnln!(
+            o,
+            "no [tagfile] rules given (--tagfile-like): files of this generation read, but hk writes none"
+        );
+    }
+    report_layout(&schema, out, o)
+}
+
+/// The closing line of an import: how many stated offsets and sizes the layout engine
+/// reproduces; [`Status::Failure`] unless all.
+fn report_layout(schema: &Schema, out: &Path, o: &mut Out<'_>) -> Result<Status> {
+    let mut layouts = Layouts::new(schema, schema.generation.layout);
     let (mut ok, mut total) = (0, 0);
     for c in schema.classes() {
         let l = layouts.class(&c.name)?.clone();

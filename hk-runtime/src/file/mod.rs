@@ -140,16 +140,18 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
             let limits = opts.limits;
             let mut budget = Budget::new(&limits, bytes.len() as u64);
             let mut known = false;
-            let tf = TagFile::parse_within(
+            let tf = TagFile::parse_referencing(
                 bytes,
                 |ty| {
                     let hit = read_lock(&schemas.tables).get(ty).cloned();
                     known = hit.is_some();
                     hit
                 },
+                schemas.compendium.as_deref(),
                 &mut budget,
             )?;
-            if !known {
+            // A compendium's table is the compendium's to keep, not the cache's.
+            if !known && tf.compendium.is_none() {
                 let mut tables = write_lock(&schemas.tables);
                 bound(&mut tables);
                 tables.insert(tf.type_bytes(bytes).to_vec(), tf.shared_types());

@@ -51,6 +51,9 @@ pub struct Schemas {
     /// Schemas of old binary tagfiles' class definitions, by a hash of the definitions
     /// (each entry keeps the definitions it was made of, compared in full on a hit).
     binary: RwLock<BinarySchemas>,
+    /// The type compendium tagfiles with a `TCRF` section take their types from
+    /// (`--compendium`, docs/tagfile-format.md §1a).
+    pub(super) compendium: Option<Arc<tagfile::compendium::Compendium>>,
 }
 
 /// What a binary tagfile's schema is made of: the class definitions, their integer
@@ -76,7 +79,15 @@ impl Schemas {
             tables: RwLock::new(HashMap::default()),
             bindings: RwLock::new(HashMap::default()),
             binary: RwLock::new(HashMap::default()),
+            compendium: None,
         }
+    }
+
+    /// These schemas, reading tagfiles whose types are in `compendium` with its table.
+    #[must_use]
+    pub fn with_compendium(mut self, compendium: tagfile::compendium::Compendium) -> Schemas {
+        self.compendium = Some(Arc::new(compendium));
+        self
     }
 
     /// Schemas of the folders under `root`.
@@ -144,9 +155,13 @@ impl Schemas {
     pub fn type_table(&self, tf: &TagFile, bytes: &[u8]) -> Result<Arc<Schema>> {
         let section = tf.root.child(b"TYPE");
         let at = section.map_or(tf.offset, |s| s.offset);
-        let table = section
-            .and_then(|s| bytes.get(s.offset as usize..(s.offset + s.size) as usize))
-            .unwrap_or_default();
+        // A file of a compendium's types is described by the compendium's TYPE section.
+        let table = match (&self.compendium, tf.compendium) {
+            (Some(c), Some(_)) => c.type_bytes.as_slice(),
+            _ => section
+                .and_then(|s| bytes.get(s.offset as usize..(s.offset + s.size) as usize))
+                .unwrap_or_default(),
+        };
         let reader = format!("tagfile {}", tf.sdk_version);
         if let Some(s) = self.described(&reader, table) {
             return Ok(s);

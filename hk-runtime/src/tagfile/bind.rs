@@ -309,6 +309,21 @@ fn members_end(table: &TypeTable, t: u64, ends: &mut [Option<u64>]) -> Result<u6
     Ok(ends.get(t as usize).copied().flatten().unwrap_or(0))
 }
 
+/// The records of `table` whose members do not fit them (past the record, overlapping,
+/// or inside their parent's members), and those whose parent is such a record: what
+/// [`check_records`] refuses first, all of them (`hk schema import` leaves them out of a
+/// dump's schema).
+pub(crate) fn misfit_records(table: &TypeTable) -> Vec<u64> {
+    let n = table.types.len();
+    let mut ends = vec![None; n];
+    (1..n as u64)
+        .filter(|&t| {
+            table.body_of(t).is_some_and(|b| b.members.is_some())
+                && members_end(table, t, &mut ends).is_err()
+        })
+        .collect()
+}
+
 /// Every record of `table` (a type with members) fits its members (see [`Binder::bind`]),
 /// every tuple its elements; no type states a size a TAG0 section could not hold; records
 /// and tuples nest inside each other at most [`super::types::MAX_DEPTH`] deep (a record that

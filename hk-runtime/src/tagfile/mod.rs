@@ -17,6 +17,7 @@
 pub mod binary;
 mod bind;
 pub mod cm;
+pub mod compendium;
 pub mod data;
 mod encode;
 pub mod index;
@@ -70,7 +71,10 @@ pub fn graph(tf: &TagFile, data: &[u8]) -> Result<Graph> {
 /// # Errors
 /// Anything [`write::write`] or [`wrap`] reports.
 pub fn write(graph: &Graph, tf: &TagFile, rules: &TagfileRules) -> Result<Vec<u8>> {
-    let tag0 = write::write(graph, &tf.types, &tf.sdk_version, rules)?;
+    let tag0 = match tf.compendium {
+        Some(id) => write::write_referencing(graph, &tf.types, &tf.sdk_version, rules, id)?,
+        None => write::write(graph, &tf.types, &tf.sdk_version, rules)?,
+    };
     wrap(tf, tag0)
 }
 

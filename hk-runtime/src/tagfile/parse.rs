@@ -5,6 +5,7 @@
 use super::section::{self, Section};
 use std::sync::Arc;
 
+use super::compendium::{self, Compendium};
 use super::{cm, index, phive, types};
 use crate::error::{Error, Result};
 use crate::limits::{Budget, Limits};
@@ -36,6 +37,9 @@ pub struct TagFile {
     pub types: Arc<types::TypeTable>,
     /// What the reader asks of each type of `types`.
     pub(crate) facts: Arc<types::Facts>,
+    /// The compendium id a `TCRF` section names, when the types are a compendium's
+    /// (docs/tagfile-format.md §1a): `types` is then the compendium's table.
+    pub compendium: Option<u64>,
     /// ITEM entries.
     pub items: Vec<index::Item>,
     /// PTCH groups.
@@ -73,6 +77,22 @@ impl TagFile {
     pub fn parse_within(
         data: &[u8],
         known: impl FnOnce(&[u8]) -> Option<SharedTypes>,
+        budget: &mut Budget,
+    ) -> Result<TagFile> {
+        Self::parse_referencing(data, known, None, budget)
+    }
+
+    /// [`TagFile::parse_within`], taking the types from `compendium` when the file holds a
+    /// `TCRF` section instead of a TYPE section (docs/tagfile-format.md §1a).
+    ///
+    /// # Errors
+    /// As [`TagFile::parse`]; a `TCRF` file read without a compendium
+    /// ([`crate::error::ReadError::NoCompendium`]) or with one that does not hold its id
+    /// ([`crate::error::ReadError::CompendiumMismatch`]).
+    pub fn parse_referencing(
+        data: &[u8],
+        known: impl FnOnce(&[u8]) -> Option<SharedTypes>,
+        compendium: Option<&Compendium>,
         budget: &mut Budget,
     ) -> Result<TagFile> {
         let cm = cm::Cm::detect(data);
@@ -117,34 +137,20 @@ impl TagFile {
                 ),
             ));
         }
-        let type_sec = need(b"TYPE")?;
-        let (ty_o, ty_n) = (type_sec.offset as usize, type_sec.size as usize);
-        let (types, facts) = match known(&data[ty_o..ty_o + ty_n]) {
-            Some(k) => (k.table, k.facts),
-            None => {
-                let t = types::TypeTable::parse_within(data, type_sec, budget)?;
-                let f = types::Facts::new(&t);
-                (Arc::new(t), Arc::new(f))
+        let (types, facts, reference) = match (root.child(b"TYPE"), root.child(b"TCRF")) {
+            (None, Some(tcrf)) => {
+                let id = compendium::reference(data, tcrf)?;
+                let c = compendium.ok_or_else(|| {
+                    Error::read(crate::error::ReadError::NoCompendium { id }).at(tcrf.offset)
+                })?;
+                let (t, f) = c.table_for(id).map_err(|e| e.at(tcrf.offset))?;
+                (t, f, Some(id))
+            }
+            _ => {
+                let (t, f) = Self::own_types(data, need(b"TYPE")?, known, budget)?;
+                (t, f, None)
             }
         };
-        // TPTR: 8 zero bytes per type, the null type included (6/6).
-        let tptr = type_sec
-            .child(b"TPTR")
-            .ok_or_else(|| Error::missing(type_sec.offset, "TYPE", "TPTR"))?;
-        let (po, pn) = tptr.payload();
-        if pn != 8 * types.types.len() as u64
-            || data[po as usize..(po + pn) as usize]
-                .iter()
-                .any(|&b| b != 0)
-        {
-            return Err(Error::invalid(
-                po,
-                format!(
-                    "TPTR is {pn} bytes, not 8 zero bytes for each of {} types",
-                    types.types.len()
-                ),
-            ));
-        }
         let indx = need(b"INDX")?;
         let (items, patches) = index::parse(data, indx)?;
         // The index, and what the reader keeps per item and per slot.
@@ -175,9 +181,48 @@ impl TagFile {
             sdk_version,
             types,
             facts,
+            compendium: reference,
             items,
             patches,
         })
+    }
+
+    /// The file's own TYPE section `type_sec`: from `known` when it has it, else parsed;
+    /// TPTR checked.
+    fn own_types(
+        data: &[u8],
+        type_sec: &Section,
+        known: impl FnOnce(&[u8]) -> Option<SharedTypes>,
+        budget: &mut Budget,
+    ) -> Result<(Arc<types::TypeTable>, Arc<types::Facts>)> {
+        let (ty_o, ty_n) = (type_sec.offset as usize, type_sec.size as usize);
+        let (types, facts) = match known(&data[ty_o..ty_o + ty_n]) {
+            Some(k) => (k.table, k.facts),
+            None => {
+                let t = types::TypeTable::parse_within(data, type_sec, budget)?;
+                let f = types::Facts::new(&t);
+                (Arc::new(t), Arc::new(f))
+            }
+        };
+        // TPTR: 8 zero bytes per type, the null type included (6/6).
+        let tptr = type_sec
+            .child(b"TPTR")
+            .ok_or_else(|| Error::missing(type_sec.offset, "TYPE", "TPTR"))?;
+        let (po, pn) = tptr.payload();
+        if pn != 8 * types.types.len() as u64
+            || data[po as usize..(po + pn) as usize]
+                .iter()
+                .any(|&b| b != 0)
+        {
+            return Err(Error::invalid(
+                po,
+                format!(
+                    "TPTR is {pn} bytes, not 8 zero bytes for each of {} types",
+                    types.types.len()
+                ),
+            ));
+        }
+        Ok((types, facts))
     }
 
     /// The bytes of the TYPE section in `data` (the input this was parsed from).

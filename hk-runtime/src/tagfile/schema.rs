@@ -180,15 +180,38 @@ pub fn extract(files: &[&TagFile], name: &str) -> Result<Schema> {
 /// A class two files describe differently (size, parent or members), or records that do
 /// not form a valid schema (a parent or member class missing).
 pub fn extract_with(files: &[&TagFile], name: &str, rules: LayoutRules) -> Result<Schema> {
+    let tables: Vec<(&TypeTable, &str)> = files
+        .iter()
+        .map(|tf| (&*tf.types, tf.sdk_version.as_str()))
+        .collect();
+    extract_tables(&tables, name, rules)
+}
+
+/// The records of `table` whose members do not fit them, or whose parent's do not: the
+/// ones [`extract_tables`] refuses, all of them.
+pub fn misfit_records(table: &TypeTable) -> Vec<u64> {
+    super::bind::misfit_records(table)
+}
+
+/// [`extract_with`] over type tables that come from elsewhere than a tagfile (a public
+/// type dump, `hk schema import`), each with the SDK version it describes.
+///
+/// # Errors
+/// As [`extract_with`].
+pub fn extract_tables(
+    tables: &[(&TypeTable, &str)],
+    name: &str,
+    rules: LayoutRules,
+) -> Result<Schema> {
     let mut classes: Vec<Class> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut sdk = String::new();
-    for tf in files {
+    for &(table, version) in tables {
         // Records that do not fit their members, or nest without end, are refused before
         // the layout engine follows them.
-        super::bind::check_records(&tf.types).map_err(crate::Error::schema)?;
-        sdk.clone_from(&tf.sdk_version);
-        for c in classes_of(tf) {
+        super::bind::check_records(table).map_err(crate::Error::schema)?;
+        sdk = version.to_string();
+        for c in classes_of(table, version) {
             match index.get(&c.name) {
                 None => {
                     index.insert(c.name.clone(), classes.len());
@@ -198,8 +221,8 @@ pub fn extract_with(files: &[&TagFile], name: &str, rules: LayoutRules) -> Resul
                     let x = &mut classes[i];
                     if !merge(x, &c) {
                         return Err(crate::Error::schema(format!(
-                            "class {} is described differently by two of the files (SDK {})",
-                            c.name, tf.sdk_version
+                            "class {} is described differently by two of the files (SDK {version})",
+                            c.name
                         )));
                     }
                 }
@@ -290,8 +313,7 @@ fn merge(into: &mut Class, other: &Class) -> bool {
 }
 
 /// The record types of one file as classes, with stated sizes and offsets.
-fn classes_of(tf: &TagFile) -> Vec<Class> {
-    let table = &tf.types;
+fn classes_of(table: &TypeTable, sdk: &str) -> Vec<Class> {
     let mut classes = Vec::new();
     for t in 1..table.types.len() as u64 {
         if !is_class(table, t) {
@@ -330,10 +352,7 @@ fn classes_of(tf: &TagFile) -> Vec<Class> {
                 line: 0,
             });
         }
-        c.note = Some(format!(
-            "from the type table of a tagfile of SDK {}",
-            tf.sdk_version
-        ));
+        c.note = Some(format!("from the type table of a tagfile of SDK {sdk}"));
         classes.push(c);
     }
     classes

@@ -7,8 +7,9 @@ use crate::rules::Endian;
 /// Size of a section header.
 pub const SECTION_HEADER: u64 = 8;
 
-/// The tags that hold other sections (DSR and TotK files: `TAG0`, `TYPE`, `INDX`).
-const CONTAINERS: [&[u8; 4]; 3] = [b"TAG0", b"TYPE", b"INDX"];
+/// The tags that hold other sections (DSR and TotK files: `TAG0`, `TYPE`, `INDX`; a type
+/// compendium's `TCM0`, docs/tagfile-format.md §1a).
+const CONTAINERS: [&[u8; 4]; 4] = [b"TAG0", b"TYPE", b"INDX", b"TCM0"];
 
 /// One section and, for containers, its children.
 #[derive(Clone, Debug, PartialEq, Eq)]

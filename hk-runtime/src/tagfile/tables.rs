@@ -111,6 +111,33 @@ pub(super) fn assemble(
         .filter_map(|&t| table.types[t as usize].hash.map(|h| (t, h)))
         .collect();
     let types = type_section(table, &tlist, &bodies, &hashed, &ix, rules)?;
+    let types = section(b"TYPE", &types, false, 0)?;
+    finish(sdk, placed, &ix, types)
+}
+
+/// Bytes of a `TCRF` payload: a compendium id, then 16 zero bytes (docs/tagfile-format.md
+/// §1a).
+pub const TCRF_SIZE: u64 = 24;
+
+/// The TAG0 of a file whose types are compendium `id`'s: `table`'s indices as they stand,
+/// and a `TCRF` section where the TYPE section would be (docs/tagfile-format.md §1a).
+pub(super) fn assemble_referencing(
+    table: &TypeTable,
+    sdk: &str,
+    placed: &Placed,
+    id: u64,
+) -> Result<Vec<u8>> {
+    let ix: Vec<u64> = (0..table.types.len() as u64).collect();
+    // The TCRF payload: the compendium id, then 16 zero bytes.
+    let mut p = id.to_le_bytes().to_vec();
+    p.resize(TCRF_SIZE as usize, 0);
+    let tcrf = section(b"TCRF", &p, true, 0)?;
+    finish(sdk, placed, &ix, tcrf)
+}
+
+/// SDKV, DATA, the type section given (TYPE or TCRF) and INDX, in a TAG0; `ix` gives each
+/// table type's index in the file.
+fn finish(sdk: &str, placed: &Placed, ix: &[u64], types: Vec<u8>) -> Result<Vec<u8>> {
     let u32_of = |v: u64, what: &str| {
         u32::try_from(v).map_err(|_| {
             Error::write(WriteError::TooLarge(format!(
@@ -152,7 +179,7 @@ pub(super) fn assemble(
     }
     let mut tag0 = section(b"SDKV", sdk.as_bytes(), true, 0)?;
     tag0.extend(section(b"DATA", &placed.data, true, 0)?);
-    tag0.extend(section(b"TYPE", &types, false, 0)?);
+    tag0.extend(types);
     tag0.extend(section(b"INDX", &indx, false, 0)?);
     section(b"TAG0", &tag0, false, 0)
 }

@@ -56,6 +56,24 @@ pub fn write(graph: &Graph, table: &TypeTable, sdk: &str, rules: &TagfileRules) 
     tables::assemble(table, sdk, &placed, rules)
 }
 
+/// Writes `graph` as a TAG0 whose types are those of compendium `id` (docs/tagfile-format.md
+/// §1a): `table` is the compendium's, its indices are used as they stand, and a `TCRF`
+/// section naming `id` takes the TYPE section's place.
+///
+/// # Errors
+/// As [`write()`].
+pub fn write_referencing(
+    graph: &Graph,
+    table: &TypeTable,
+    sdk: &str,
+    rules: &TagfileRules,
+    id: u64,
+) -> Result<Vec<u8>> {
+    tables::check_refs(table)?;
+    let placed = place(graph, table, rules.dedupe_strings)?;
+    tables::assemble_referencing(table, sdk, &placed, id)
+}
+
 /// DATA: the queue algorithm of docs/tagfile-format.md §4.
 fn place(graph: &Graph, table: &TypeTable, dedupe_strings: bool) -> Result<Placed> {
     let root = graph.root;

@@ -451,7 +451,7 @@ fn errors_say_what_the_generation_or_the_user_has_instead() {
         "then `hk schema record`",
         "\"Adding a version when files carry only signatures\"",
         "\"A class no folder has\"",
-        &format!("hk schema import {formats} DUMP"),
+        &format!("hk schema import DUMP -o DIR [--format {formats}]"),
     ] {
         assert!(out.contains(want), "{want}: {out}");
     }

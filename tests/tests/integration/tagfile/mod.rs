@@ -4,6 +4,7 @@
 mod binary;
 pub mod binary_walk;
 mod cm;
+mod compendium;
 mod dump_build;
 mod reflect;
 mod relative;
