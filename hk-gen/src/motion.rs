@@ -60,11 +60,13 @@ pub fn import(ctx: &Context, opts: &MotionOptions, o: &mut Out<'_>) -> Result<St
     let outputs = Outputs::reading(inputs);
     outputs.check(&opts.out)?;
     let skel_doc = ctx.open(&opts.skeleton)?;
-    let skel_id = anim::skeleton::skeleton_ids(&skel_doc.graph)
+    // Tagfile readers keep arrays of structs (the reference pose) as columns.
+    let skel_graph = skel_doc.graph.with_struct_values();
+    let skel_id = anim::skeleton::skeleton_ids(&skel_graph)
         .into_iter()
         .next()
         .ok_or_else(|| Error::usage(format!("{}: holds no skeleton", opts.skeleton.display())))?;
-    let skeleton = Skeleton::read(&skel_doc.graph, skel_id)
+    let skeleton = Skeleton::read(&skel_graph, skel_id)
         .map_err(|e| Error::from(hk_runtime::Error::from(e)).in_file(&opts.skeleton))?;
     let clip = read_clip(&opts.input, &skeleton, opts.fps)?;
     let (bytes, input) = match &opts.target {
@@ -354,15 +356,13 @@ pub fn verify(
     if hk_runtime::file::write(&doc)? != bytes {
         failures.push("it does not write back byte for byte".to_string());
     }
-    let ids = anim::animation_ids(&doc.graph);
-    let Some(&id) = ids
-        .iter()
-        .find(|&&id| doc.graph.class_name(id) == how.class())
-    else {
+    let graph = doc.graph.with_struct_values();
+    let ids = anim::animation_ids(&graph);
+    let Some(&id) = ids.iter().find(|&&id| graph.class_name(id) == how.class()) else {
         failures.push(format!("it holds no {}", how.class()));
         return Ok(failures);
     };
-    let frames = match anim::animation(&doc.graph, id).and_then(|a| a.decoder.frames()) {
+    let frames = match anim::animation(&graph, id).and_then(|a| a.decoder.frames()) {
         Ok(f) => f,
         Err(e) => {
             failures.push(format!("its animation does not decode: {e}"));

@@ -199,3 +199,49 @@ fn a_gltf_motion_imports_into_a_file_and_as_a_new_file() {
     let (code, _, err) = hk(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(code, 2, "{err}");
 }
+
+/// A game's tagfile motion (Dark Souls Remastered, TAG0, whose skeleton's reference pose is
+/// read as columns): `hk export` to GLB with the skeleton file, then `hk import` back into
+/// the animation file spline compressed, decodes as the original within the tolerance.
+#[test]
+fn a_tagfile_motion_exports_and_imports_back_spline_compressed() {
+    let Some(c) = corpus("a_tagfile_motion_exports_and_imports_back_spline_compressed") else {
+        return;
+    };
+    let tmp = temp_dir("motion-import-tag0");
+    let anim_file = c.join("games/dark-souls-remastered/c2240_a00_3000.hkx");
+    let skel_file = c.join("games/dark-souls-remastered/c2240_skeleton.hkx");
+    let glb = tmp.join("dsr.glb");
+    let out = tmp.join("dsr.hkx");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (code, _, err) = hk(&[
+        "export",
+        &s(&anim_file),
+        "--skeleton",
+        &s(&skel_file),
+        "-o",
+        &s(&glb),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, said, err) = hk(&[
+        "import",
+        &s(&glb),
+        "--skeleton",
+        &s(&skel_file),
+        "--into",
+        &s(&anim_file),
+        "--compress",
+        "spline",
+        "--tolerance",
+        "0.001,0.1",
+        "-o",
+        &s(&out),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(said.contains("round trip byte for byte"), "{said}");
+    let (a, _) = frames(&open(&anim_file));
+    let (b, _) = frames(&open(&out));
+    let (pos, rot) = errors(&a, &b);
+    // The tolerance, plus the glTF's own rounding of the original (floats kept as they are).
+    assert!(pos <= 0.001 + 1e-5 && rot <= 0.1 + 1e-3, "{pos} {rot}");
+}
