@@ -229,6 +229,7 @@ impl Context {
             SchemaChoice::Generation {
                 name,
                 how: How::Exact,
+                borrowed: Vec::new(),
             },
         ))
     }

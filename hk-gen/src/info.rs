@@ -76,11 +76,17 @@ pub fn warnings(path: &Path, doc: &Document, o: &mut Out<'_>) -> Result<()> {
     if let Some(w) = doc.schema.warning() {
         warnln!(o, "{}: {w}", path.display());
     }
+    // One line per rule broken, however often (docs/packfile-format.md §9).
     for v in &doc.violations {
+        let times = match v.count {
+            1 => String::new(),
+            n => format!(" ({n} times; the first)"),
+        };
         warnln!(
             o,
-            "{}: at 0x{:X}: {}: {}",
+            "{}: {}{times}: at 0x{:X}: {}: {}",
             path.display(),
+            v.rule,
             v.offset,
             v.path,
             v.message
