@@ -53,6 +53,17 @@ pub fn info(ctx: &Context, path: &Path, o: &mut Out<'_>) -> Result<Status> {
         );
     }
     outln!(o, "  schema: {}", doc.schema.describe());
+    let borrowed = doc.schema.borrowed();
+    if !borrowed.is_empty() {
+        outln!(o, "  borrowed classes (folder, stored signature):");
+        for b in borrowed {
+            let sig = b.signature.map_or_else(
+                || "- (a borrowed class needs it)".to_string(),
+                |s| format!("0x{s:08X}"),
+            );
+            outln!(o, "    {:<48} {:<14} {sig}", b.class, b.folder);
+        }
+    }
     warnings(path, &doc, o)?;
     outln!(
         o,

@@ -41,8 +41,16 @@ pub struct Borrowed {
 impl fmt::Display for Borrowed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.signature {
-            Some(s) => write!(f, "{} from {} (signature 0x{s:08X})", self.class, self.folder),
-            None => write!(f, "{} from {} (needed by a borrowed class)", self.class, self.folder),
+            Some(s) => write!(
+                f,
+                "{} from {} (signature 0x{s:08X})",
+                self.class, self.folder
+            ),
+            None => write!(
+                f,
+                "{} from {} (needed by a borrowed class)",
+                self.class, self.folder
+            ),
         }
     }
 }
@@ -135,7 +143,11 @@ fn plan(base: &Schema, stored: &[(&str, u32)], donors: &[(String, Arc<Schema>)])
                 let by_value = m.ty == TypeKind::Struct || m.subtype == TypeKind::Struct;
                 needs.push((r, by_value));
             }
-            if let Some((ec, _)) = m.enum_ref.as_deref().and_then(|r| donor.resolve_enum(&name, r)) {
+            if let Some((ec, _)) = m
+                .enum_ref
+                .as_deref()
+                .and_then(|r| donor.resolve_enum(&name, r))
+            {
                 needs.push((&ec.name, true));
             }
         }
@@ -174,8 +186,12 @@ fn merge(
             .class(name)
             .cloned()
             .ok_or_else(|| format!("{folder} has no class `{name}`"))?;
-        renumber(&mut c, &donor.generation, &base.generation)
-            .map_err(|flag| format!("`{name}` of {folder}: flag `{flag}` has no value in {}", base.generation.name))?;
+        renumber(&mut c, &donor.generation, &base.generation).map_err(|flag| {
+            format!(
+                "`{name}` of {folder}: flag `{flag}` has no value in {}",
+                base.generation.name
+            )
+        })?;
         // Sizes and offsets stated for the donor's default layout say nothing here.
         c.expected_size = None;
         for m in &mut c.members {
@@ -213,7 +229,8 @@ fn renumber(c: &mut Class, from: &Generation, to: &Generation) -> std::result::R
 /// borrowed classes.
 fn verified(base: &Schema, merged: &Schema, stored: &[(&str, u32)], plan: &Plan) -> bool {
     stored.iter().all(|&(class, sig)| {
-        computes(merged, class, sig) || (!computes(base, class, sig) && !plan.take.contains_key(class))
+        computes(merged, class, sig)
+            || (!computes(base, class, sig) && !plan.take.contains_key(class))
     })
 }
 
@@ -328,7 +345,11 @@ pub(super) fn borrow_into(
     name: &str,
     base: Arc<Schema>,
 ) -> Result<Borrowing> {
-    let stored: Vec<(&str, u32)> = pf.class_names.iter().map(|c| (c.name, c.signature)).collect();
+    let stored: Vec<(&str, u32)> = pf
+        .class_names
+        .iter()
+        .map(|c| (c.name, c.signature))
+        .collect();
     if stored.iter().all(|&(c, s)| computes(&base, c, s)) {
         return Ok(Borrowing {
             schema: base,

@@ -126,20 +126,18 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// `hkpMoppCode, hkpMoppBvTreeShape from havok-2010.2`: the borrowed classes by folder.
+/// `havok-2010.2: 39, havok-7.1: 20`: how many classes each folder lends (`hk info` lists
+/// them).
 fn list(borrowed: &[Borrowed]) -> String {
-    let mut by: Vec<(&str, Vec<&str>)> = Vec::new();
+    let mut by: Vec<(&str, usize)> = Vec::new();
     for b in borrowed {
         match by.iter_mut().find(|(f, _)| *f == b.folder) {
-            Some((_, v)) => v.push(&b.class),
-            None => by.push((&b.folder, vec![&b.class])),
+            Some((_, n)) => *n += 1,
+            None => by.push((&b.folder, 1)),
         }
     }
-    let parts: Vec<String> = by
-        .iter()
-        .map(|(f, v)| format!("{} from {f}", v.join(", ")))
-        .collect();
-    parts.join("; ")
+    let parts: Vec<String> = by.iter().map(|(f, n)| format!("{f}: {n}")).collect();
+    parts.join(", ")
 }
 
 /// How a check fared, passed or not.
@@ -214,7 +212,7 @@ impl SchemaChoice {
                 let mut line = format!("{name} ({})", how.describe(name));
                 if !borrowed.is_empty() {
                     line.push_str(&format!(
-                        "; {} borrowed by signature: {}",
+                        "; {} borrowed by signature ({})",
                         plural(borrowed.len(), "class", "classes"),
                         list(borrowed)
                     ));
@@ -612,7 +610,11 @@ type Chosen = (Arc<Schema>, String, How, bool, Vec<Borrowed>);
 
 /// Refuses a stored class that `folder` lacks and no folder computes, when the file has
 /// objects of it (Havok 5.5 lists classes it has none of).
-fn refuse_missing(pf: &Packfile<'_>, folder: &str, uncomputed: &[(String, u32, bool)]) -> Result<()> {
+fn refuse_missing(
+    pf: &Packfile<'_>,
+    folder: &str,
+    uncomputed: &[(String, u32, bool)],
+) -> Result<()> {
     for (class, signature, _) in uncomputed.iter().filter(|u| u.2) {
         if pf.objects().any(|(_, n)| n == class) {
             return Err(Error::from(SchemaError::Uncomputed {

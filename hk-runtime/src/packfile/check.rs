@@ -342,7 +342,10 @@ pub fn body_fixups(schema: &Schema, pf: &Packfile<'_>) -> (u64, u64) {
         }
         while p < ptrs.len() && ptrs[p].0 < end {
             total += 1;
-            if body.binary_search(&(ptrs[p].0.offset - loc.offset)).is_err() {
+            if body
+                .binary_search(&(ptrs[p].0.offset - loc.offset))
+                .is_err()
+            {
                 off += 1;
             }
             p += 1;

@@ -388,7 +388,11 @@ impl<'p, 'a> Reader<'p, 'a> {
             };
             if let Some(i) = g.iter().position(|&b| b != 0) {
                 let off = self.pf.abs(at) + u64::from(s) + i as u64;
-                self.violation(off, rule::PADDING, format!("padding byte 0x{:02X} is not zero", g[i]))?;
+                self.violation(
+                    off,
+                    rule::PADDING,
+                    format!("padding byte 0x{:02X} is not zero", g[i]),
+                )?;
             }
         }
         Ok(())
@@ -419,7 +423,8 @@ impl<'p, 'a> Reader<'p, 'a> {
             self.imported[i] = true;
             if self.pf.fixup_index(slot).is_some() {
                 self.violation(
-                    self.pf.abs(slot), rule::IMPORTED_AND_FIXED,
+                    self.pf.abs(slot),
+                    rule::IMPORTED_AND_FIXED,
                     "pointer slot is both imported and fixed up",
                 )?;
             }
@@ -439,7 +444,8 @@ impl<'p, 'a> Reader<'p, 'a> {
     fn target(&mut self, at: Loc, word: u64) -> Result<Option<Loc>> {
         if word != 0 {
             self.violation(
-                self.pf.abs(at), rule::POINTER_SLOT,
+                self.pf.abs(at),
+                rule::POINTER_SLOT,
                 format!("pointer slot stores 0x{word:X}, not 0"),
             )?;
         }
@@ -599,7 +605,8 @@ impl<'p, 'a> Reader<'p, 'a> {
                     None => {
                         if count != 0 {
                             self.violation(
-                                self.pf.abs(at), rule::NO_DATA_POINTER,
+                                self.pf.abs(at),
+                                rule::NO_DATA_POINTER,
                                 format!("array of {count} elements has no data pointer"),
                             )?;
                         }
@@ -607,7 +614,11 @@ impl<'p, 'a> Reader<'p, 'a> {
                     }
                     Some(d) => {
                         if count == 0 {
-                            self.violation(self.pf.abs(at), rule::EMPTY_WITH_POINTER, "empty array has a data pointer")?;
+                            self.violation(
+                                self.pf.abs(at),
+                                rule::EMPTY_WITH_POINTER,
+                                "empty array has a data pointer",
+                            )?;
                             return Ok(None);
                         }
                         (d, count)
@@ -624,7 +635,8 @@ impl<'p, 'a> Reader<'p, 'a> {
                 if count == 0 {
                     if offset != 0 {
                         self.violation(
-                            self.pf.abs(at), rule::REL_OFFSET,
+                            self.pf.abs(at),
+                            rule::REL_OFFSET,
                             format!("empty relative array has offset 0x{offset:X}"),
                         )?;
                     }
@@ -709,7 +721,8 @@ impl<'p, 'a> Reader<'p, 'a> {
                     self.current = d.owner;
                     let target = self.pf.abs(d.target);
                     self.violation(
-                        d.slot, rule::INTERIOR,
+                        d.slot,
+                        rule::INTERIOR,
                         format!(
                             "pointer to 0x{target:X} is neither an object nor an array element"
                         ),
@@ -723,11 +736,16 @@ impl<'p, 'a> Reader<'p, 'a> {
         // in the corpus; the reader requires 4-byte alignment.
         for (i, (src, _)) in pf.pointers().iter().enumerate() {
             if src.offset % 4 != 0 {
-                self.violation(pf.abs(*src), rule::FIXUP_ALIGNMENT, "fixup source is not 4-byte aligned")?;
+                self.violation(
+                    pf.abs(*src),
+                    rule::FIXUP_ALIGNMENT,
+                    "fixup source is not 4-byte aligned",
+                )?;
             }
             if !self.consumed[i] {
                 self.violation(
-                    pf.abs(*src), rule::FIXUP_OFF_MEMBER,
+                    pf.abs(*src),
+                    rule::FIXUP_OFF_MEMBER,
                     "fixup source lies on no pointer member of its object",
                 )?;
             }
@@ -735,7 +753,8 @@ impl<'p, 'a> Reader<'p, 'a> {
         for (i, (slot, _)) in pf.imports.iter().enumerate() {
             if !self.imported[i] {
                 self.violation(
-                    pf.abs(*slot), rule::IMPORT_OFF_MEMBER,
+                    pf.abs(*slot),
+                    rule::IMPORT_OFF_MEMBER,
                     "import names a slot that is no pointer member",
                 )?;
             }
@@ -798,7 +817,8 @@ impl<'p, 'a> Reader<'p, 'a> {
                 offset: from + i as u32,
             });
             self.violation(
-                at, rule::PADDING_BETWEEN,
+                at,
+                rule::PADDING_BETWEEN,
                 format!(
                     "padding byte 0x{:02X} is not zero (outside every object and the data it owns)",
                     g[i]

@@ -5,6 +5,7 @@
 mod convert;
 mod edits;
 mod exports_imports;
+mod lenient_rules;
 mod metadata;
 mod refused_values;
 mod round_trip;

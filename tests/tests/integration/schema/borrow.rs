@@ -29,7 +29,12 @@ fn level_2010_1(corpus: &std::path::Path) -> Vec<u8> {
     assert!(lacking.iter().any(|c| c.0 == "hkpMoppBvTreeShape"));
     let g = &older.generation;
     let b = schemas
-        .borrowing("havok-2010.1", &lacking, g.file_version, &g.contents_version)
+        .borrowing(
+            "havok-2010.1",
+            &lacking,
+            g.file_version,
+            &g.contents_version,
+        )
         .unwrap();
     assert!(b.uncomputed.is_empty(), "{:?}", b.uncomputed);
     let mut json = dump::to_json(&doc);
@@ -92,9 +97,8 @@ fn a_2010_1_level_reads_with_classes_borrowed_from_2010_2() {
     assert!(
         line.starts_with("havok-2010.1 (exact); ")
             && line.contains("borrowed by signature")
-            && line.contains("hkpMoppBvTreeShape")
-            && line.contains("from havok-2010.2")
-            && line.contains("from havok-7.1"),
+            && line.contains("havok-2010.2: ")
+            && line.contains("havok-7.1: "),
         "{line}"
     );
     // Byte for byte back, and the level collision exports.
@@ -103,7 +107,10 @@ fn a_2010_1_level_reads_with_classes_borrowed_from_2010_2() {
     assert!(scene.triangle_count() > 1000, "{}", scene.triangle_count());
     let mut obj = Vec::new();
     collision::export::obj::write(&scene, &mut obj, 1).unwrap();
-    let faces = obj.split(|&b| b == b'\n').filter(|l| l.starts_with(b"f ")).count();
+    let faces = obj
+        .split(|&b| b == b'\n')
+        .filter(|l| l.starts_with(b"f "))
+        .count();
     assert_eq!(faces, scene.triangle_count());
 }
 
@@ -131,6 +138,9 @@ fn strict_reading_refuses_a_class_no_folder_computes() {
     let ErrorKind::Schema(SchemaError::Uncomputed { class, folder, .. }) = e.kind() else {
         panic!("{e}")
     };
-    assert_eq!((class.as_str(), folder.as_str()), ("hkpMoppCode", "havok-2010.1"));
+    assert_eq!(
+        (class.as_str(), folder.as_str()),
+        ("hkpMoppCode", "havok-2010.1")
+    );
     assert!(e.to_string().contains("no schema folder computes"), "{e}");
 }
