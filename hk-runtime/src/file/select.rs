@@ -2,7 +2,8 @@
 //! which rules write a tagfile back.
 //!
 //! - A folder of the file's version (packfile: file version and contents version; tagfile:
-//!   SDK version) is used as is.
+//!   SDK version) is used; a packfile's classes it does not compute are borrowed from the
+//!   folders that compute their stored signatures (`borrow`).
 //! - Otherwise the other folders are tried nearest first ([`Catalog::packfile_neighbours`]),
 //!   and the first one that passes a check on the file itself stands in: for a packfile,
 //!   every class signature the file stores recomputes from the folder; for a tagfile, which
