@@ -448,10 +448,11 @@ impl Schemas {
 
     /// The rule for a packfile: the exact folder, else the nearest whose schema
     /// (`schema_of`) recomputes every stored signature, else the closest (lenient `read`) or
-    /// [`SchemaError::Unverified`]. A generation's classes (not the file's own metadata)
-    /// borrow the classes they do not compute from other folders that do
+    /// [`SchemaError::Unverified`]. The exact folder's classes (not the file's own
+    /// metadata) borrow the classes they do not compute from other folders that do
     /// ([`borrow_into`]); strict reading refuses a class of the file's objects that no
-    /// folder has ([`SchemaError::Uncomputed`]).
+    /// folder has ([`SchemaError::Uncomputed`]). A neighbour standing in for a version
+    /// with no folder borrows nothing: it passes by its own classes or not at all.
     fn choose(
         &self,
         pf: &Packfile<'_>,
@@ -479,23 +480,14 @@ impl Schemas {
             self.load(&name)?;
             let check = match schema_of(&name) {
                 Ok((s, own)) => {
-                    let mut check = signature_check(&s, pf);
-                    let mut chosen = (s, Vec::new());
-                    if !check.passes() && !own {
-                        let b = borrow_into(self, pf, &name, Arc::clone(&chosen.0))?;
-                        let with = signature_check(&b.schema, pf);
-                        if with.passes() {
-                            (check, chosen) = (with, (b.schema, b.borrowed));
-                        }
-                    }
-                    let (s, borrowed) = chosen;
+                    let check = signature_check(&s, pf);
                     if check.passes() {
                         tried.push(Tried {
                             folder: name.clone(),
                             check,
                         });
                         let how = How::Nearest { version: cv, tried };
-                        return Ok((s, name, how, own, borrowed));
+                        return Ok((s, name, how, own, Vec::new()));
                     }
                     if best.as_ref().is_none_or(|b| check.score() > b.3) {
                         best = Some((s, name.clone(), own, check.score()));
