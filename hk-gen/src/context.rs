@@ -240,6 +240,7 @@ impl Context {
             SchemaChoice::Generation {
                 name,
                 how: How::Exact,
+                borrowed: Vec::new(),
             },
         ))
     }

@@ -53,6 +53,17 @@ pub fn info(ctx: &Context, path: &Path, o: &mut Out<'_>) -> Result<Status> {
         );
     }
     outln!(o, "  schema: {}", doc.schema.describe());
+    let borrowed = doc.schema.borrowed();
+    if !borrowed.is_empty() {
+        outln!(o, "  borrowed classes (folder, stored signature):");
+        for b in borrowed {
+            let sig = b.signature.map_or_else(
+                || "- (a borrowed class needs it)".to_string(),
+                |s| format!("0x{s:08X}"),
+            );
+            outln!(o, "    {:<48} {:<14} {sig}", b.class, b.folder);
+        }
+    }
     warnings(path, &doc, o)?;
     outln!(
         o,
@@ -76,11 +87,17 @@ pub fn warnings(path: &Path, doc: &Document, o: &mut Out<'_>) -> Result<()> {
     if let Some(w) = doc.schema.warning() {
         warnln!(o, "{}: {w}", path.display());
     }
+    // One line per rule broken, however often (docs/packfile-format.md §9).
     for v in &doc.violations {
+        let times = match v.count {
+            1 => String::new(),
+            n => format!(" ({n} times; the first)"),
+        };
         warnln!(
             o,
-            "{}: at 0x{:X}: {}: {}",
+            "{}: {}{times}: at 0x{:X}: {}: {}",
             path.display(),
+            v.rule,
             v.offset,
             v.path,
             v.message

@@ -53,6 +53,20 @@ pub enum ReadError {
     /// Something the format allows that hk does not read.
     #[error("not supported: {0}")]
     Unsupported(String),
+    /// Most of a packfile's pointer fixups land where the schema lays out no pointer
+    /// member: the file is not laid out as the schema says, and its objects would read as
+    /// garbage (docs/packfile-format.md §9).
+    #[error(
+        "{off} of {fixups} pointer fixups in object bodies land off pointer members: the file's layout is not {schema}'s"
+    )]
+    ForeignLayout {
+        /// Fixups on no pointer member.
+        off: u64,
+        /// Fixups of the data section.
+        fixups: u64,
+        /// The schema the file was read with.
+        schema: String,
+    },
     /// A dump that does not parse as JSON or TOML, or holds a value of the wrong type for
     /// its place (where: the error's line and column).
     #[error("{format}: {message}")]
@@ -286,6 +300,19 @@ pub enum SchemaError {
         version: String,
         /// Every folder tried, nearest first, and how it fared.
         tried: Vec<Tried>,
+    },
+    /// A class of a file's objects that the chosen folder lacks and whose stored signature
+    /// no schema folder computes (docs/schema-selection.md, "Borrowed classes").
+    #[error(
+        "class `{class}` (stored signature 0x{signature:08X}) is not in {folder}, and no schema folder computes its stored signature: add the class to a folder (schemas/README.md, \"Adding a version when files carry only signatures\") or read with `--schema DIR`"
+    )]
+    Uncomputed {
+        /// The class.
+        class: String,
+        /// The signature the file stores for it.
+        signature: u32,
+        /// The folder chosen for the file.
+        folder: String,
     },
 }
 

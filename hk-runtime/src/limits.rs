@@ -205,7 +205,7 @@ pub struct ReadOptions {
         feature = "cli",
         arg(
             long,
-            help = "Read files that break the format's invariants, reporting each"
+            help = "Read files that break the format's invariants, with one warning per rule broken (how often, and where first)"
         )
     )]
     pub lenient: bool,

@@ -158,6 +158,7 @@ fn export_one(
         };
     }
     let s = scene_of(&doc, path)?;
+    let empty = s.empty_shapes(&doc.graph);
     drop(doc);
     if !named && s.bodies.is_empty() {
         return Ok(None);
@@ -187,7 +188,7 @@ fn export_one(
             .filter_map(|(_, m)| m.declared_triangles)
             .reduce(|a, b| a + b),
         written,
-        empty: empty_shapes(&s),
+        empty,
         rig: None,
     }))
 }
@@ -199,16 +200,6 @@ fn container(format: Format) -> Option<gltf::Container> {
         Format::Gltf => Some(gltf::Container::Json),
         Format::Glb => Some(gltf::Container::Binary),
     }
-}
-
-/// The shapes of `s` that give no triangles (points on a line, an empty mesh), as
-/// `body/shape (N vertices)`: `hk export` names each in a warning rather than write an
-/// object with no faces without a word.
-fn empty_shapes(s: &Scene) -> Vec<String> {
-    s.meshes()
-        .filter(|(_, m)| m.triangles.is_empty())
-        .map(|(b, m)| format!("{}/{} ({} vertices)", b.name, m.name, m.vertices.len()))
-        .collect()
 }
 
 /// `hk export FILE... --format obj|gltf|glb -o OUT`: one file per input file, in world
@@ -554,21 +545,4 @@ pub fn bench(ctx: &Context, path: &Path, queries: usize, o: &mut Out<'_>) -> Res
         );
     }
     Ok(Status::Success)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::empty_shapes;
-    use crate::collision::render::tests::scene;
-
-    #[test]
-    fn shapes_without_triangles_are_named() {
-        let line = scene(vec![[0.0; 3], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], vec![]);
-        assert_eq!(empty_shapes(&line), ["b/m (3 vertices)"]);
-        let one = scene(
-            vec![[0.0; 3], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
-            vec![[0, 1, 2]],
-        );
-        assert!(empty_shapes(&one).is_empty());
-    }
 }

@@ -74,6 +74,26 @@ pub enum ShapeKind {
     MeshShape,
 }
 
+impl ShapeKind {
+    /// The members of the shape's class its triangles come from (what a warning about a
+    /// shape that gives none names).
+    pub fn members(self) -> &'static str {
+        match self {
+            ShapeKind::ExtendedMesh => "trianglesSubparts",
+            ShapeKind::SimpleMesh => "vertices, triangles",
+            ShapeKind::ConvexVertices => "rotatedVertices, connectivity",
+            ShapeKind::Box => "halfExtents",
+            ShapeKind::Sphere => "radius",
+            ShapeKind::Capsule => "vertexA, vertexB",
+            ShapeKind::Cylinder => "vertexA, vertexB, cylRadius",
+            ShapeKind::BvCompressedMesh => "tree",
+            ShapeKind::ConvexPolytope => "vertices, faces, indices",
+            ShapeKind::CompressedMesh => "data",
+            ShapeKind::MeshShape => "geometrySections",
+        }
+    }
+}
+
 /// One triangle of a [`Mesh`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Triangle {
@@ -167,6 +187,27 @@ impl Scene {
     /// Vertices over every body.
     pub fn vertex_count(&self) -> usize {
         self.meshes().map(|(_, m)| m.vertices.len()).sum()
+    }
+
+    /// The shapes that give no triangles (points on a line, an empty mesh), one line each
+    /// naming the object, its class and the members the triangles come from:
+    /// `object #6 hkpConvexVerticesShape (rotatedVertices, connectivity) of body floor:
+    /// 2 vertices`. `hk export` warns with each rather than write a shape with no faces
+    /// without a word.
+    pub fn empty_shapes(&self, graph: &Graph) -> Vec<String> {
+        self.meshes()
+            .filter(|(_, m)| m.triangles.is_empty())
+            .map(|(b, m)| {
+                format!(
+                    "object #{} {} ({}) of body {}: {} vertices",
+                    m.object.0,
+                    graph.class_name(m.object),
+                    m.kind.members(),
+                    b.name,
+                    m.vertices.len()
+                )
+            })
+            .collect()
     }
 
     /// Every (body, mesh) pair.

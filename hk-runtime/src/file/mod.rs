@@ -8,6 +8,7 @@
 //! folder with a warning. A file's own class metadata or type table is read as it stands,
 //! and so are an old binary tagfile's class definitions (`tagfile::binary`).
 
+mod borrow;
 mod schemas;
 pub mod select;
 mod xml;
@@ -20,10 +21,11 @@ use crate::graph::{Graph, ObjectId};
 use crate::limits::Budget;
 use crate::packfile::graph::read::{ReadOptions, Violation};
 use crate::packfile::{Packfile, PackfileInfo};
-use crate::schema::TagfileRules;
+use crate::schema::{Schema, TagfileRules};
 use crate::tagfile::binary::BinaryTagfile;
 use crate::tagfile::{self, TagFile};
 
+pub use self::borrow::{Borrowed, Borrowing};
 pub use self::schemas::{Given, Schemas};
 pub use self::select::{signature_check, How, SchemaChoice};
 pub use self::xml::is_xml;
@@ -120,10 +122,16 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
         Some(Container::Packfile) => {
             let pf = Packfile::parse(bytes)?;
             let (schema, choice) = schemas.select(&pf, &opts)?;
+            if opts.lenient {
+                layout_fits(&pf, &schema, &choice)?;
+            }
             let d = crate::packfile::graph::read::read(&pf, &schema, opts).map_err(|e| {
+                // A file laid out otherwise than the schema says fails anywhere; say so.
+                if let Err(foreign) = layout_fits(&pf, &schema, &choice) {
+                    foreign
                 // Name the classes when they may be the cause: a schema problem, or classes
                 // that fail the selection rule's check (read leniently, or named).
-                if e.is_schema() || choice.warning().is_some() {
+                } else if e.is_schema() || choice.warning().is_some() {
                     e.in_(format!("classes of {}", choice.describe()))
                 } else {
                     e
@@ -198,6 +206,21 @@ pub fn open(bytes: &[u8], schemas: &Schemas, opts: ReadOptions) -> Result<Docume
         None if is_xml(bytes) => xml::open(bytes, schemas, opts),
         None => Err(Error::read(crate::error::ReadError::BadMagic).at(0)),
     }
+}
+
+/// Refuses packfile `pf` when most of its pointer fixups land where `schema` lays out no
+/// pointer member (docs/packfile-format.md §9): its layout is another's, and reading on
+/// would decode garbage and break every rule lenient reading lets pass.
+fn layout_fits(pf: &Packfile<'_>, schema: &Schema, choice: &SchemaChoice) -> Result<()> {
+    let (off, fixups) = crate::packfile::check::body_fixups(schema, pf);
+    if off * 2 > fixups {
+        return Err(Error::read(crate::error::ReadError::ForeignLayout {
+            off,
+            fixups,
+            schema: choice.name().to_string(),
+        }));
+    }
+    Ok(())
 }
 
 /// Reads the file at `path` ([`open`] with the path in every error).

@@ -2,7 +2,8 @@
 //! which rules write a tagfile back.
 //!
 //! - A folder of the file's version (packfile: file version and contents version; tagfile:
-//!   SDK version) is used as is.
+//!   SDK version) is used; a packfile's classes it does not compute are borrowed from the
+//!   folders that compute their stored signatures (`borrow`).
 //! - Otherwise the other folders are tried nearest first ([`Catalog::packfile_neighbours`]),
 //!   and the first one that passes a check on the file itself stands in: for a packfile,
 //!   every class signature the file stores recomputes from the folder; for a tagfile, which
@@ -23,6 +24,7 @@
 
 use std::sync::Arc;
 
+use super::borrow::{borrow_into, Borrowed};
 use super::schemas::Schemas;
 use crate::error::{Check, Error, Result, SchemaError, Tried};
 use crate::graph::Graph;
@@ -120,6 +122,25 @@ fn passed(check: Option<Check>) -> String {
     }
 }
 
+/// `1 class`, `3 classes`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `havok-2010.2: 39, havok-7.1: 20`: how many classes each folder lends (`hk info` lists
+/// them).
+fn list(borrowed: &[Borrowed]) -> String {
+    let mut by: Vec<(&str, usize)> = Vec::new();
+    for b in borrowed {
+        match by.iter_mut().find(|(f, _)| *f == b.folder) {
+            Some((_, n)) => *n += 1,
+            None => by.push((&b.folder, 1)),
+        }
+    }
+    let parts: Vec<String> = by.iter().map(|(f, n)| format!("{f}: {n}")).collect();
+    parts.join(", ")
+}
+
 /// How a check fared, passed or not.
 fn fared(check: Option<Check>) -> String {
     match check {
@@ -146,6 +167,10 @@ pub enum SchemaChoice {
         name: String,
         /// How it was chosen.
         how: How,
+        /// Classes of the file read with another folder's description, which computes the
+        /// signature the file stores for them (docs/schema-selection.md, "Borrowed
+        /// classes"); empty when the folder computes every stored signature itself.
+        borrowed: Vec<Borrowed>,
     },
     /// The file's own class metadata (`__types__`), read with the reflection classes of
     /// generation `reflection`.
@@ -180,7 +205,21 @@ impl SchemaChoice {
     /// no folder; all 9 stored signatures recompute)`.
     pub fn describe(&self) -> String {
         match self {
-            SchemaChoice::Generation { name, how } => format!("{name} ({})", how.describe(name)),
+            SchemaChoice::Generation {
+                name,
+                how,
+                borrowed,
+            } => {
+                let mut line = format!("{name} ({})", how.describe(name));
+                if !borrowed.is_empty() {
+                    line.push_str(&format!(
+                        "; {} borrowed by signature ({})",
+                        plural(borrowed.len(), "class", "classes"),
+                        list(borrowed)
+                    ));
+                }
+                line
+            }
             SchemaChoice::Metadata { reflection, how } => {
                 let how = match how {
                     How::Exact => String::new(),
@@ -211,6 +250,15 @@ impl SchemaChoice {
             SchemaChoice::Metadata { reflection, .. } => reflection,
             SchemaChoice::TypeTable { rules, .. } => rules,
             SchemaChoice::ClassDefinitions { name, .. } => name,
+        }
+    }
+
+    /// The classes read with another folder's description (docs/schema-selection.md,
+    /// "Borrowed classes").
+    pub fn borrowed(&self) -> &[Borrowed] {
+        match self {
+            SchemaChoice::Generation { borrowed, .. } => borrowed,
+            _ => &[],
         }
     }
 
@@ -318,13 +366,14 @@ impl Schemas {
                 SchemaChoice::Generation {
                     name: g.label.clone(),
                     how,
+                    borrowed: Vec::new(),
                 },
             ));
         }
         let own = pf
             .section("__types__")
             .is_some_and(|t| !t.data(&pf.bytes()).is_empty());
-        let (schema, name, how, metadata) =
+        let (schema, name, how, metadata, borrowed) =
             self.choose(pf, read, |name| self.packfile_schema(pf, name, own))?;
         let choice = if metadata {
             SchemaChoice::Metadata {
@@ -332,7 +381,11 @@ impl Schemas {
                 how,
             }
         } else {
-            SchemaChoice::Generation { name, how }
+            SchemaChoice::Generation {
+                name,
+                how,
+                borrowed,
+            }
         };
         Ok((schema, choice))
     }
@@ -347,9 +400,16 @@ impl Schemas {
         pf: &Packfile<'_>,
         read: &ReadOptions,
     ) -> Result<(Arc<Schema>, SchemaChoice)> {
-        let (schema, name, how, _) =
+        let (schema, name, how, _, borrowed) =
             self.choose(pf, read, |name| self.packfile_schema(pf, name, false))?;
-        Ok((schema, SchemaChoice::Generation { name, how }))
+        Ok((
+            schema,
+            SchemaChoice::Generation {
+                name,
+                how,
+                borrowed,
+            },
+        ))
     }
 
     /// Generation `name`'s classes for `pf`, or the file's own metadata read with them
@@ -388,18 +448,29 @@ impl Schemas {
 
     /// The rule for a packfile: the exact folder, else the nearest whose schema
     /// (`schema_of`) recomputes every stored signature, else the closest (lenient `read`) or
-    /// [`SchemaError::Unverified`].
+    /// [`SchemaError::Unverified`]. The exact folder's classes (not the file's own
+    /// metadata) borrow the classes they do not compute from other folders that do
+    /// ([`borrow_into`]); strict reading refuses a class of the file's objects that no
+    /// folder has ([`SchemaError::Uncomputed`]). A neighbour standing in for a version
+    /// with no folder borrows nothing: it passes by its own classes or not at all.
     fn choose(
         &self,
         pf: &Packfile<'_>,
         read: &ReadOptions,
         schema_of: impl Fn(&str) -> Result<(Arc<Schema>, bool)>,
-    ) -> Result<(Arc<Schema>, String, How, bool)> {
+    ) -> Result<Chosen> {
         let h = &pf.header;
         let cv = h.contents_version();
         if let Some(e) = self.catalog.packfile(h.file_version, &cv) {
             let (s, own) = schema_of(&e.name)?;
-            return Ok((s, e.name.clone(), How::Exact, own));
+            if own {
+                return Ok((s, e.name.clone(), How::Exact, own, Vec::new()));
+            }
+            let b = borrow_into(self, pf, &e.name, s)?;
+            if !read.lenient {
+                refuse_missing(pf, &e.name, &b.uncomputed)?;
+            }
+            return Ok((b.schema, e.name.clone(), How::Exact, own, b.borrowed));
         }
         let mut tried = Vec::new();
         let mut best: Option<(Arc<Schema>, String, bool, usize)> = None;
@@ -416,7 +487,7 @@ impl Schemas {
                             check,
                         });
                         let how = How::Nearest { version: cv, tried };
-                        return Ok((s, name, how, own));
+                        return Ok((s, name, how, own, Vec::new()));
                     }
                     if best.as_ref().is_none_or(|b| check.score() > b.3) {
                         best = Some((s, name.clone(), own, check.score()));
@@ -436,9 +507,13 @@ impl Schemas {
             });
         }
         match best {
-            Some((s, name, own, _)) if read.lenient => {
-                Ok((s, name, How::Closest { version: cv, tried }, own))
-            }
+            Some((s, name, own, _)) if read.lenient => Ok((
+                s,
+                name,
+                How::Closest { version: cv, tried },
+                own,
+                Vec::new(),
+            )),
             _ => Err(Error::from(SchemaError::Unverified {
                 tagfile: false,
                 version: cv,
@@ -520,6 +595,29 @@ impl Schemas {
             })),
         }
     }
+}
+
+/// The classes to read a packfile with: the schema, the folder's name, how it was chosen,
+/// whether it is the file's own metadata, and the classes borrowed.
+type Chosen = (Arc<Schema>, String, How, bool, Vec<Borrowed>);
+
+/// Refuses a stored class that `folder` lacks and no folder computes, when the file has
+/// objects of it (Havok 5.5 lists classes it has none of).
+fn refuse_missing(
+    pf: &Packfile<'_>,
+    folder: &str,
+    uncomputed: &[(String, u32, bool)],
+) -> Result<()> {
+    for (class, signature, _) in uncomputed.iter().filter(|u| u.2) {
+        if pf.objects().any(|(_, n)| n == class) {
+            return Err(Error::from(SchemaError::Uncomputed {
+                class: class.clone(),
+                signature: *signature,
+                folder: folder.to_string(),
+            }));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `rules` write `graph` back as `bytes` (the tagfile `tf` was read from).

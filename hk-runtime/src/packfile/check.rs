@@ -350,3 +350,94 @@ impl Walker<'_, '_, '_> {
         Ok(())
     }
 }
+
+/// Fixups whose source lies in an object's body, against the pointer slots `schema` lays
+/// out there: `(off, total)`, how many of the `total` land on no pointer, string, variant
+/// or array-header slot of the body (docs/packfile-format.md §9). Array elements are left
+/// out (reading them needs the headers, which a foreign layout garbles). One pass over the
+/// objects and the fixups, both sorted by location; each class's slots found once.
+pub fn body_fixups(schema: &Schema, pf: &Packfile<'_>) -> (u64, u64) {
+    let rules = pf.rules();
+    let mut slots: HashMap<u32, Option<(u32, Vec<u32>)>> = HashMap::new();
+    let ptrs = pf.pointers();
+    let (mut off, mut total, mut p) = (0u64, 0u64, 0usize);
+    for &(loc, name) in pf.object_table() {
+        let Some(cn) = pf.class_names.get(name as usize) else {
+            continue;
+        };
+        let body = slots.entry(name).or_insert_with(|| {
+            let id = schema.class_id(cn.name)?;
+            let plan = schema.plan(id, rules).ok()?;
+            let mut v = Vec::new();
+            plan_slots(schema, &plan.members, rules, 0, &mut v, 0);
+            v.sort_unstable();
+            Some((plan.size, v))
+        });
+        let Some((size, body)) = body else {
+            continue;
+        };
+        let end = Loc {
+            section: loc.section,
+            offset: loc.offset.saturating_add(*size),
+        };
+        while p < ptrs.len() && ptrs[p].0 < loc {
+            p += 1;
+        }
+        while p < ptrs.len() && ptrs[p].0 < end {
+            total += 1;
+            if body
+                .binary_search(&(ptrs[p].0.offset - loc.offset))
+                .is_err()
+            {
+                off += 1;
+            }
+            p += 1;
+        }
+    }
+    (off, total)
+}
+
+/// The offsets (from `base`) of the slots fixups name among `members`: pointers, strings,
+/// a variant's two words, an array header's data pointer, inside structs and C arrays.
+fn plan_slots(
+    schema: &Schema,
+    members: &[crate::schema::MemberPlan],
+    rules: crate::rules::LayoutRules,
+    base: u32,
+    out: &mut Vec<u32>,
+    depth: usize,
+) {
+    for m in members {
+        op_slots(schema, &m.op, rules, base + m.offset, out, depth);
+    }
+}
+
+fn op_slots(
+    schema: &Schema,
+    op: &crate::schema::Op,
+    rules: crate::rules::LayoutRules,
+    at: u32,
+    out: &mut Vec<u32>,
+    depth: usize,
+) {
+    use crate::schema::{ArrayKind, Op};
+    if depth > crate::schema::plan::MAX_PLAN_NESTING {
+        return;
+    }
+    match op {
+        Op::Pointer | Op::String => out.push(at),
+        Op::Variant => out.extend([at, at + u32::from(rules.pointer_size)]),
+        Op::Array(ArrayKind::Array | ArrayKind::Simple, _) => out.push(at),
+        Op::Struct(c) => {
+            if let Ok(p) = schema.plan(*c, rules) {
+                plan_slots(schema, &p.members, rules, at, out, depth + 1);
+            }
+        }
+        Op::CArray(n, e) => {
+            for i in 0..u32::from(*n) {
+                op_slots(schema, &e.op, rules, at + i * e.stride, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}

@@ -124,6 +124,7 @@ pub fn decode_packfile<A: AnyClass>(
         if loc.offset % 16 != 0 {
             d.r.violation(
                 pf.abs(loc),
+                crate::packfile::engine::read::rule::OBJECT_ALIGNMENT,
                 "object is not 16-byte aligned (docs/packfile-format.md §4: objects are)",
             )
             .map_err(|e| e.in_(label()))?;

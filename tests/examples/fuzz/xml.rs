@@ -536,6 +536,7 @@ fn rebuilds(bytes: &[u8], built: hk_runtime::dump::Built, schemas: &Schemas) -> 
         schema: hk_runtime::file::SchemaChoice::Generation {
             name: String::new(),
             how: hk_runtime::file::How::Exact,
+            borrowed: Vec::new(),
         },
         violations: Vec::new(),
     };

@@ -70,7 +70,10 @@ pub(crate) fn read(r: &Rec<'_>) -> Result<Mesh> {
             }
             at += k;
         }
-    } else {
+    }
+    // No connectivity, planes that are not exact, or a connectivity of no faces (as some
+    // tools write for flat shapes): the hull of the vertices.
+    if m.triangles.is_empty() {
         if n > MAX_HULL_VERTICES {
             return Err(r.err(
                 "numVertices",

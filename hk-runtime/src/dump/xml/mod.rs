@@ -169,7 +169,11 @@ pub fn open_xml(
     Ok(Document {
         graph: built.graph,
         origin: Origin::Packfile(info),
-        schema: SchemaChoice::Generation { name, how },
+        schema: SchemaChoice::Generation {
+            name,
+            how,
+            borrowed: Vec::new(),
+        },
         violations: Vec::new(),
     })
 }

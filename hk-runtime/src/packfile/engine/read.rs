@@ -10,8 +10,8 @@
 //! - every byte of a section's object data belongs to exactly one block (an object body,
 //!   an array's elements, a string) and is a member's, or padding that is zero.
 //!
-//! Strict reading fails on the first broken invariant; lenient reading records each as a
-//! [`Violation`] and goes on. Structural errors (a count past the data, a pointer out of
+//! Strict reading fails on the first broken invariant; lenient reading records the first
+//! of each rule as a [`Violation`], counts the others, and goes on. Structural errors (a count past the data, a pointer out of
 //! the section) fail in both modes.
 
 use crate::bytes::Scalar;
@@ -25,15 +25,53 @@ use crate::schema::ArrayKind;
 
 pub use crate::limits::ReadOptions;
 
-/// A broken invariant found in lenient mode.
+/// A broken invariant found in lenient mode: the first place a rule is broken, and how
+/// many times the file breaks it (one warning per rule, docs/packfile-format.md §9).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Violation {
-    /// File offset.
+    /// File offset of the first occurrence.
     pub offset: u64,
-    /// Object and member path.
+    /// Object and member path of the first occurrence.
     pub path: String,
-    /// What is wrong.
+    /// What is wrong there.
     pub message: String,
+    /// The rule broken ([`rule`]).
+    pub rule: &'static str,
+    /// How many times the file breaks it.
+    pub count: u64,
+}
+
+/// The invariants lenient reading lets pass, each named as its warning names it
+/// (docs/packfile-format.md §9).
+pub mod rule {
+    /// Padding inside an object or element is zero.
+    pub const PADDING: &str = "non-zero padding in objects";
+    /// Bytes outside every object and the data it owns are zero.
+    pub const PADDING_BETWEEN: &str = "non-zero padding between objects";
+    /// Pointer slots store zero (fixups give their values).
+    pub const POINTER_SLOT: &str = "pointer slots that store a value";
+    /// A slot is imported or fixed up, not both.
+    pub const IMPORTED_AND_FIXED: &str = "pointer slots both imported and fixed up";
+    /// An array's capacity word is its size with 0x80000000 set.
+    pub const CAPACITY: &str = "array capacity words that are not size | 0x80000000";
+    /// A non-empty array has a data pointer.
+    pub const NO_DATA_POINTER: &str = "non-empty arrays without a data pointer";
+    /// An empty array has none.
+    pub const EMPTY_WITH_POINTER: &str = "empty arrays with a data pointer";
+    /// An empty relative array has offset 0.
+    pub const REL_OFFSET: &str = "empty relative arrays with an offset";
+    /// A pointer names an object or an array element.
+    pub const INTERIOR: &str = "pointers to neither an object nor an array element";
+    /// Fixup sources are 4-byte aligned.
+    pub const FIXUP_ALIGNMENT: &str = "fixup sources not 4-byte aligned";
+    /// Every fixup lands on a pointer member.
+    pub const FIXUP_OFF_MEMBER: &str = "fixups that land on no pointer member";
+    /// Every import names a pointer member.
+    pub const IMPORT_OFF_MEMBER: &str = "imports that name no pointer member";
+    /// No byte belongs to two blocks.
+    pub const TWO_OWNERS: &str = "data claimed by two owners";
+    /// Objects start 16-byte aligned.
+    pub const OBJECT_ALIGNMENT: &str = "objects not 16-byte aligned";
 }
 
 /// What a pointer slot holds.
@@ -262,15 +300,25 @@ impl<'p, 'a> Reader<'p, 'a> {
     }
 
     /// Records a broken invariant: an error in strict mode, a [`Violation`] in lenient
-    /// mode. `what` names the object and member for the report (the caller's error path
-    /// says it in strict mode).
+    /// mode, one per `rule` (its first occurrence, with the object and member path; later
+    /// ones are counted). The caller's error path names the object and member in strict
+    /// mode.
     ///
     /// # Errors
     /// In strict mode, always.
-    pub fn violation(&mut self, offset: u64, message: impl Into<String>) -> Result<()> {
+    pub fn violation(
+        &mut self,
+        offset: u64,
+        rule: &'static str,
+        message: impl Into<String>,
+    ) -> Result<()> {
         let message = message.into();
         if !self.opts.lenient {
             return Err(Error::invalid(offset, message));
+        }
+        if let Some(v) = self.violations.iter_mut().find(|v| v.rule == rule) {
+            v.count += 1;
+            return Ok(());
         }
         let cost = 96 + message.len() as u64 + 8 * self.path.len() as u64;
         self.budget.charge(cost, offset)?;
@@ -286,6 +334,8 @@ impl<'p, 'a> Reader<'p, 'a> {
             offset,
             path: format!("object #{}{path}", self.current.0),
             message,
+            rule,
+            count: 1,
         });
         Ok(())
     }
@@ -338,7 +388,11 @@ impl<'p, 'a> Reader<'p, 'a> {
             };
             if let Some(i) = g.iter().position(|&b| b != 0) {
                 let off = self.pf.abs(at) + u64::from(s) + i as u64;
-                self.violation(off, format!("padding byte 0x{:02X} is not zero", g[i]))?;
+                self.violation(
+                    off,
+                    rule::PADDING,
+                    format!("padding byte 0x{:02X} is not zero", g[i]),
+                )?;
             }
         }
         Ok(())
@@ -370,6 +424,7 @@ impl<'p, 'a> Reader<'p, 'a> {
             if self.pf.fixup_index(slot).is_some() {
                 self.violation(
                     self.pf.abs(slot),
+                    rule::IMPORTED_AND_FIXED,
                     "pointer slot is both imported and fixed up",
                 )?;
             }
@@ -390,6 +445,7 @@ impl<'p, 'a> Reader<'p, 'a> {
         if word != 0 {
             self.violation(
                 self.pf.abs(at),
+                rule::POINTER_SLOT,
                 format!("pointer slot stores 0x{word:X}, not 0"),
             )?;
         }
@@ -555,7 +611,7 @@ impl<'p, 'a> Reader<'p, 'a> {
                         }
                     } else {
                         self.violation(
-                            self.pf.abs(cap_at),
+                            self.pf.abs(cap_at), rule::CAPACITY,
                             format!(
                                 "array capacity word 0x{cap:08X} is not size | 0x80000000 (size {count})"
                             ),
@@ -573,6 +629,7 @@ impl<'p, 'a> Reader<'p, 'a> {
                         if count != 0 {
                             self.violation(
                                 self.pf.abs(at),
+                                rule::NO_DATA_POINTER,
                                 format!("array of {count} elements has no data pointer"),
                             )?;
                         }
@@ -580,7 +637,11 @@ impl<'p, 'a> Reader<'p, 'a> {
                     }
                     Some(d) => {
                         if count == 0 {
-                            self.violation(self.pf.abs(at), "empty array has a data pointer")?;
+                            self.violation(
+                                self.pf.abs(at),
+                                rule::EMPTY_WITH_POINTER,
+                                "empty array has a data pointer",
+                            )?;
                             return Ok(None);
                         }
                         (d, count)
@@ -598,6 +659,7 @@ impl<'p, 'a> Reader<'p, 'a> {
                     if offset != 0 {
                         self.violation(
                             self.pf.abs(at),
+                            rule::REL_OFFSET,
                             format!("empty relative array has offset 0x{offset:X}"),
                         )?;
                     }
@@ -683,6 +745,7 @@ impl<'p, 'a> Reader<'p, 'a> {
                     let target = self.pf.abs(d.target);
                     self.violation(
                         d.slot,
+                        rule::INTERIOR,
                         format!(
                             "pointer to 0x{target:X} is neither an object nor an array element"
                         ),
@@ -696,11 +759,16 @@ impl<'p, 'a> Reader<'p, 'a> {
         // in the corpus; the reader requires 4-byte alignment.
         for (i, (src, _)) in pf.pointers().iter().enumerate() {
             if src.offset % 4 != 0 {
-                self.violation(pf.abs(*src), "fixup source is not 4-byte aligned")?;
+                self.violation(
+                    pf.abs(*src),
+                    rule::FIXUP_ALIGNMENT,
+                    "fixup source is not 4-byte aligned",
+                )?;
             }
             if !self.consumed[i] {
                 self.violation(
                     pf.abs(*src),
+                    rule::FIXUP_OFF_MEMBER,
                     "fixup source lies on no pointer member of its object",
                 )?;
             }
@@ -709,6 +777,7 @@ impl<'p, 'a> Reader<'p, 'a> {
             if !self.imported[i] {
                 self.violation(
                     pf.abs(*slot),
+                    rule::IMPORT_OFF_MEMBER,
                     "import names a slot that is no pointer member",
                 )?;
             }
@@ -745,7 +814,7 @@ impl<'p, 'a> Reader<'p, 'a> {
                         section: si as u32,
                         offset: b.start,
                     });
-                    self.violation(off, "data here is claimed by two owners")?;
+                    self.violation(off, rule::TWO_OWNERS, "data here is claimed by two owners")?;
                     at = at.max(b.end);
                     continue;
                 }
@@ -772,6 +841,7 @@ impl<'p, 'a> Reader<'p, 'a> {
             });
             self.violation(
                 at,
+                rule::PADDING_BETWEEN,
                 format!(
                     "padding byte 0x{:02X} is not zero (outside every object and the data it owns)",
                     g[i]

@@ -69,6 +69,7 @@ pub fn read(pf: &Packfile<'_>, schema: &Arc<Schema>, opts: ReadOptions) -> Resul
         if loc.offset % 16 != 0 {
             r.violation(
                 pf.abs(loc),
+                crate::packfile::engine::read::rule::OBJECT_ALIGNMENT,
                 "object is not 16-byte aligned (docs/packfile-format.md §4: objects are)",
             )
             .map_err(|e| e.in_(PathSegment::object(i, name)))?;

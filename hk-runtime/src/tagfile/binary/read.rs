@@ -134,6 +134,8 @@ pub(super) fn read(
                 .collect::<Vec<_>>()
                 .join(" > "),
             message: s.message,
+            rule: "binary tagfile invariants",
+            count: 1,
         });
     }
     // The definitions move into the container facts: nothing else holds them now.

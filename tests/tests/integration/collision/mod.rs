@@ -3,6 +3,7 @@
 
 mod bvmesh;
 mod corpus_maps;
+mod flat_hull;
 mod hknp_mesh_shape;
 mod hknp_shapes;
 mod hkp_shapes;

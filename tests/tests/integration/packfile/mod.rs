@@ -6,6 +6,7 @@ mod convert;
 mod edits;
 mod exports_imports;
 mod homogeneous;
+mod lenient_rules;
 mod metadata;
 mod refused_values;
 mod round_trip;

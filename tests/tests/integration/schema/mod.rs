@@ -1,6 +1,7 @@
 //! Schema folders (schemas/README.md): loading and its errors, layouts, plans, signatures,
 //! and the schema-selection rule.
 
+mod borrow;
 mod corpus_signatures;
 mod error_columns;
 mod errors;

@@ -53,7 +53,8 @@ fn open_reports_the_folder_it_chose_and_the_ones_it_tried() {
         doc.schema,
         SchemaChoice::Generation {
             name: "havok-2012.2".into(),
-            how: How::Exact
+            how: How::Exact,
+            borrowed: Vec::new(),
         }
     );
     assert_eq!(doc.schema.warning(), None);
@@ -77,6 +78,7 @@ fn open_reports_the_folder_it_chose_and_the_ones_it_tried() {
                     check: full,
                 }],
             },
+            borrowed: Vec::new(),
         }
     );
     assert_eq!(doc.schema.warning(), None);
@@ -125,6 +127,7 @@ fn open_reports_the_folder_it_chose_and_the_ones_it_tried() {
         SchemaChoice::Generation {
             name: "mine".into(),
             how: How::Given { check: Some(full) },
+            borrowed: Vec::new(),
         }
     );
     assert_eq!(doc.schema.warning(), None);
