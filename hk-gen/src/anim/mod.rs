@@ -76,7 +76,7 @@ pub struct Rig {
     /// The animations left out because hk does not decode their format (`#id class`).
     pub skipped: Vec<String>,
     /// The animations bound to a stand-in skeleton because no skeleton was found
-    /// (`#id class`; see [`stand_in`]).
+    /// (`#id class`): one root joint `bone N` per bone the binding maps a track to.
     pub stand_ins: Vec<String>,
 }
 

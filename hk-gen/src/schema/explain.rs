@@ -7,8 +7,6 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hk_runtime::file::{self, Container};
-use hk_runtime::packfile::Packfile;
 use hk_runtime::schema::explain::{self, Explanation, Outcome, Reference};
 use hk_runtime::schema::signature::{self, DescLine, Part};
 use hk_runtime::schema::Container as Kind;
@@ -38,28 +36,7 @@ pub fn explain(
     let mut hints: HashSet<String> = HashSet::new();
     for f in files {
         let bytes = std::fs::read(f).map_err(|e| Error::io(f, e))?;
-        match file::detect(&bytes) {
-            Some(Container::Packfile) => {}
-            Some(Container::Tagfile) => {
-                return Err(Error::usage(format!(
-                    "{}: a tagfile stores no signatures, it carries its own types; `hk schema check` compares them with a schema",
-                    f.display()
-                )))
-            }
-            Some(Container::BinaryTagfile) => {
-                return Err(Error::usage(format!(
-                    "{}: an old binary tagfile stores no signatures, it carries its own class definitions; `hk schema extract` writes them as a folder",
-                    f.display()
-                )))
-            }
-            None => {
-                return Err(hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
-                    .at(0)
-                    .in_file(f)
-                    .into())
-            }
-        }
-        let pf = Packfile::parse(&bytes).map_err(|e| e.in_file(f))?;
+        let pf = super::packfile_of(f, &bytes)?;
         let (schema, label) = match &given {
             Some(n) => (Arc::clone(&n.schema), n.label.clone()),
             None => {

@@ -8,6 +8,34 @@ mod extract;
 pub mod new;
 mod record;
 
+/// The packfile in `bytes` (read from `f`), for the commands that compare stored class
+/// signatures: a tagfile stores none and is refused, saying what to use instead.
+fn packfile_of<'b>(f: &Path, bytes: &'b [u8]) -> Result<hk_runtime::packfile::Packfile<'b>> {
+    use hk_runtime::file::{self, Container};
+    match file::detect(bytes) {
+        Some(Container::Packfile) => {}
+        Some(Container::Tagfile) => {
+            return Err(Error::usage(format!(
+                "{}: a tagfile stores no signatures, it carries its own types; `hk schema check` compares them with a schema",
+                f.display()
+            )))
+        }
+        Some(Container::BinaryTagfile) => {
+            return Err(Error::usage(format!(
+                "{}: an old binary tagfile stores no signatures, it carries its own class definitions; `hk schema extract` writes them as a folder",
+                f.display()
+            )))
+        }
+        None => {
+            return Err(hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
+                .at(0)
+                .in_file(f)
+                .into())
+        }
+    }
+    hk_runtime::packfile::Packfile::parse(bytes).map_err(|e| e.in_file(f).into())
+}
+
 pub use check::check;
 pub use explain::explain;
 pub use extract::extract;

@@ -15,9 +15,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hk_runtime::file::{self, Container};
 use hk_runtime::packfile::check::signatures;
-use hk_runtime::packfile::Packfile;
 use hk_runtime::schema::names;
 use hk_runtime::schema::report::Verdict;
 use hk_runtime::Schema;
@@ -85,22 +83,7 @@ fn compare(schema: &Schema, files: &[PathBuf]) -> Result<Recorded> {
     let mut stored: BTreeMap<String, Vec<Stored>> = BTreeMap::new();
     for f in files {
         let bytes = std::fs::read(f).map_err(|e| Error::io(f, e))?;
-        match file::detect(&bytes) {
-            Some(Container::Packfile) => {}
-            Some(_) => {
-                return Err(Error::usage(format!(
-                    "{}: a tagfile stores no class signatures (it carries its own types; `hk schema check` compares them)",
-                    f.display()
-                )))
-            }
-            None => {
-                return Err(hk_runtime::Error::read(hk_runtime::error::ReadError::BadMagic)
-                    .at(0)
-                    .in_file(f)
-                    .into())
-            }
-        }
-        let pf = Packfile::parse(&bytes).map_err(|e| e.in_file(f))?;
+        let pf = super::packfile_of(f, &bytes)?;
         for row in signatures(schema, &pf) {
             let seen = stored.entry(row.class).or_default();
             if !seen.iter().any(|s| s.value == row.stored) {

@@ -39,22 +39,7 @@ fn level_2010_1(corpus: &Path, t: &Path, tweak: Option<(&str, &str, &str)>) -> P
     let json = t.join("level.json");
     std::fs::write(&json, dump).unwrap();
     let writer = t.join("writer");
-    let (code, out, err) = hk_with(
-        None,
-        &[
-            "schema",
-            "new",
-            "--from",
-            "havok-2010.1",
-            "havok-2010.2",
-            "--version",
-            "hk_2010.1.0-r1",
-            "--roots-of",
-            s(&level(corpus)),
-            "-o",
-            s(&writer),
-        ],
-    );
+    let (code, out, err) = new_2010_1(&level(corpus), &writer);
     assert_eq!(code, 0, "{out}{err}");
     if let Some((class, from, to)) = tweak {
         edit(&writer.join(format!("classes/{class}.toml")), from, to);
@@ -71,6 +56,27 @@ fn level_2010_1(corpus: &Path, t: &Path, tweak: Option<(&str, &str, &str)>) -> P
     let made = stored(&file);
     assert_eq!(made[..4], real[..4]);
     file
+}
+
+/// `hk schema new --from havok-2010.1 havok-2010.2 --version hk_2010.1.0-r1 --roots-of
+/// ROOTS -o OUT`: exit code, stdout, stderr.
+fn new_2010_1(roots: &Path, out: &Path) -> (i32, String, String) {
+    hk_with(
+        None,
+        &[
+            "schema",
+            "new",
+            "--from",
+            "havok-2010.1",
+            "havok-2010.2",
+            "--version",
+            "hk_2010.1.0-r1",
+            "--roots-of",
+            s(roots),
+            "-o",
+            s(out),
+        ],
+    )
 }
 
 fn header(file: &Path) -> [u8; 20] {
@@ -92,22 +98,7 @@ fn new_takes_each_class_from_the_first_folder_and_the_layout_from_the_files() {
     let t = temp_dir("new-sources");
     let out = t.join("havok-2010.1-level");
     let file = level(&corpus);
-    let (code, stdout, err) = hk_with(
-        None,
-        &[
-            "schema",
-            "new",
-            "--from",
-            "havok-2010.1",
-            "havok-2010.2",
-            "--version",
-            "hk_2010.1.0-r1",
-            "--roots-of",
-            s(&file),
-            "-o",
-            s(&out),
-        ],
-    );
+    let (code, stdout, err) = new_2010_1(&file, &out);
     assert_eq!(code, 0, "{stdout}{err}");
     let first = root().join("schemas/havok-2010.1");
     let second = root().join("schemas/havok-2010.2");
@@ -247,22 +238,7 @@ fn record_states_the_signatures_a_folder_computes_and_lists_the_rest() {
     assert!(out.contains(&hint), "{out}");
     let schemas = t.join("schemas");
     let dir = schemas.join("havok-2010.1-level");
-    let (code, out, err) = hk_with(
-        None,
-        &[
-            "schema",
-            "new",
-            "--from",
-            "havok-2010.1",
-            "havok-2010.2",
-            "--version",
-            "hk_2010.1.0-r1",
-            "--roots-of",
-            s(&case),
-            "-o",
-            s(&dir),
-        ],
-    );
+    let (code, out, err) = new_2010_1(&case, &dir);
     assert_eq!(code, 0, "{out}{err}");
     // A comment the user wrote, and one class made to disagree.
     let shape = dir.join("classes/hkpMoppBvTreeShape.toml");
@@ -420,22 +396,7 @@ fn errors_say_what_the_generation_or_the_user_has_instead() {
     );
     let case = level_2010_1(&corpus, &t, Some(renamed));
     let dir = t.join("havok-2010.1-level");
-    let (code, out, err) = hk_with(
-        None,
-        &[
-            "schema",
-            "new",
-            "--from",
-            "havok-2010.1",
-            "havok-2010.2",
-            "--version",
-            "hk_2010.1.0-r1",
-            "--roots-of",
-            s(&case),
-            "-o",
-            s(&dir),
-        ],
-    );
+    let (code, out, err) = new_2010_1(&case, &dir);
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = hk_with(None, &["schema", "explain", "--schema", s(&dir), s(&case)]);
     assert_eq!(code, 1, "{out}{err}");

@@ -536,6 +536,17 @@ impl<'p, 'a> Reader<'p, 'a> {
         let Some(t) = self.target(slot, word)? else {
             return Ok(None);
         };
+        let s = self.nul_terminated(t)?;
+        let n = s.len() as u64;
+        // Two slots may name one string: each copies it into the graph.
+        self.charge(n + 32, t)?;
+        self.block(t, n + 1)?;
+        Ok(Some(s))
+    }
+
+    /// The bytes from `t` to the next NUL of its section (without it).
+    #[inline]
+    fn nul_terminated(&self, t: Loc) -> Result<&'a [u8]> {
         self.bytes(t, 0)?;
         let sec: &'a [u8] = self
             .data
@@ -543,13 +554,10 @@ impl<'p, 'a> Reader<'p, 'a> {
             .copied()
             .unwrap_or_default();
         let tail = sec.get(t.offset as usize..).unwrap_or_default();
-        let Some(n) = tail.iter().position(|&b| b == 0) else {
-            return Err(Error::unterminated(self.pf.abs(t), "string", "its section"));
-        };
-        // Two slots may name one string: each copies it into the graph.
-        self.charge(n as u64 + 32, t)?;
-        self.block(t, n as u64 + 1)?;
-        Ok(Some(&tail[..n]))
+        match tail.iter().position(|&b| b == 0) {
+            Some(n) => Ok(&tail[..n]),
+            None => Err(Error::unterminated(self.pf.abs(t), "string", "its section")),
+        }
     }
 
     /// The bytes of the string the slot at `slot` names (without the NUL), read without
@@ -562,17 +570,7 @@ impl<'p, 'a> Reader<'p, 'a> {
         let Some(t) = self.pf.resolve(slot) else {
             return Ok(None);
         };
-        self.bytes(t, 0)?;
-        let sec: &'a [u8] = self
-            .data
-            .get(t.section as usize)
-            .copied()
-            .unwrap_or_default();
-        let tail = sec.get(t.offset as usize..).unwrap_or_default();
-        match tail.iter().position(|&b| b == 0) {
-            Some(n) => Ok(Some(&tail[..n])),
-            None => Err(Error::unterminated(self.pf.abs(t), "string", "its section")),
-        }
+        self.nul_terminated(t).map(Some)
     }
 
     /// Reads the header of an array of `kind` at `at` whose elements are `stride` bytes,
