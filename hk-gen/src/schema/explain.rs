@@ -49,7 +49,20 @@ pub fn explain(
                         choice.describe()
                     );
                 }
-                (s, hk_runtime::dump::schema_name(&choice).to_string())
+                let name = hk_runtime::dump::schema_name(&choice).to_string();
+                if choice.borrowed().is_empty() {
+                    (s, name)
+                } else {
+                    // Reading borrows what the folder lacks (docs/schema-selection.md);
+                    // explaining is about the folder's own classes.
+                    outln!(
+                        o,
+                        "{}: read as {}; explaining against {name}'s own classes",
+                        f.display(),
+                        choice.describe()
+                    );
+                    (ctx.schemas().load(&name)?, name)
+                }
             }
         };
         let h = &pf.header;
